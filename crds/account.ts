@@ -1,0 +1,50 @@
+import Type, { type Static } from 'typebox';
+import { DateTime, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
+
+/** One movement of an account's credit: a grant (+), a purchase (−) or a refund (+). */
+export const LedgerEntry = Type.Object({
+  at: DateTime,
+  amountCents: Type.Integer(),
+  reason: Type.Enum(['grant', 'purchase', 'refund']),
+  /** `namespace/name` of the reservation paid or refunded. */
+  reservation: Type.Optional(Type.String()),
+});
+export type LedgerEntry = Static<typeof LedgerEntry>;
+
+/** Cluster-scoped; its name is also the namespace holding the account's resources. */
+export const AccountSpec = Type.Object(
+  {
+    /** user (admin): a name for people. */
+    displayName: Type.String({ minLength: 1, maxLength: 200 }),
+    /** user (admin): the account's user id, a uuid (the spec's `user_id`). */
+    userId: Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' }),
+  },
+  { additionalProperties: false },
+);
+
+export const AccountStatus = Type.Object({
+  ...StatusBase,
+  /**
+   * API: the credit ledger. Purchases and refunds are appended with a resourceVersion precondition,
+   * so two purchases can never spend the same credit.
+   */
+  ledger: Type.Optional(Type.Array(LedgerEntry)),
+  balanceCents: Type.Optional(Type.Integer()),
+});
+
+export const AccountSchema = resourceSchema('Account', AccountSpec, AccountStatus);
+export type Account = Static<typeof AccountSchema>;
+
+export const AccountKind: KindDefinition = {
+  kind: 'Account',
+  plural: 'accounts',
+  singular: 'account',
+  shortNames: ['acct'],
+  scope: 'Cluster',
+  schema: AccountSchema,
+  description: 'A customer account: its credit ledger; its name is the namespace of its resources.',
+  printerColumns: [
+    { name: 'Display', type: 'string', jsonPath: '.spec.displayName' },
+    { name: 'Balance', type: 'integer', jsonPath: '.status.balanceCents' },
+  ],
+};

@@ -1,0 +1,48 @@
+import Type, { type Static } from 'typebox';
+import { DateTime, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
+
+export const API_KEY_KINDS = ['account', 'reservation', 'admin'] as const;
+export type ApiKeyKind = (typeof API_KEY_KINDS)[number];
+
+/**
+ * Cluster-scoped. Name: `k-` + the first 40 hex digits of the key's SHA-256 (a lookup index);
+ * the full hash in spec is what is compared, in constant time. The plaintext is never stored.
+ */
+export const ApiKeySpec = Type.Object(
+  {
+    kind: Type.Enum([...API_KEY_KINDS]),
+    /** API: the account it acts for (absent for admin keys). */
+    account: Type.Optional(Type.String()),
+    /** reconciler: `namespace/name` of the reservation (reservation keys). */
+    reservation: Type.Optional(Type.String()),
+    sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+    /** first characters of the plaintext, so people can tell keys apart. */
+    prefix: Type.String({ maxLength: 16 }),
+    /** reconciler: revoked keys answer 401 (reservation keys at expiry). */
+    revoked: Type.Boolean({ default: false }),
+    expiresAt: Type.Optional(DateTime),
+  },
+  { additionalProperties: false },
+);
+export type ApiKeySpec = Static<typeof ApiKeySpec>;
+
+export const ApiKeyStatus = Type.Object({ ...StatusBase, lastUsed: Type.Optional(DateTime) });
+
+export const ApiKeySchema = resourceSchema('ApiKey', ApiKeySpec, ApiKeyStatus);
+export type ApiKey = Static<typeof ApiKeySchema>;
+
+export const ApiKeyKind: KindDefinition = {
+  kind: 'ApiKey',
+  plural: 'apikeys',
+  singular: 'apikey',
+  shortNames: ['key'],
+  scope: 'Cluster',
+  schema: ApiKeySchema,
+  description: 'An API key, stored only as its SHA-256 hash.',
+  printerColumns: [
+    { name: 'Kind', type: 'string', jsonPath: '.spec.kind' },
+    { name: 'Account', type: 'string', jsonPath: '.spec.account' },
+    { name: 'Prefix', type: 'string', jsonPath: '.spec.prefix' },
+    { name: 'Revoked', type: 'boolean', jsonPath: '.spec.revoked' },
+  ],
+};

@@ -1,0 +1,113 @@
+// The Kubernetes-shaped envelope every sandbay resource shares: metadata, spec, status.
+// crds/ imports nothing from the project; everything else imports it.
+import Type, { type Static, type TSchema } from 'typebox';
+
+export const GROUP = 'sandbay.io';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+/** DNS-1123 subdomain, as Kubernetes requires for object names. */
+export const NAME_PATTERN = '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
+
+export const OwnerReference = Type.Object({
+  apiVersion: Type.String(),
+  kind: Type.String(),
+  name: Type.String(),
+  uid: Type.String(),
+  controller: Type.Optional(Type.Boolean()),
+  blockOwnerDeletion: Type.Optional(Type.Boolean()),
+});
+export type OwnerReference = Static<typeof OwnerReference>;
+
+/** Set by the store except name, namespace, labels, annotations, finalizers and ownerReferences (user). */
+export const ObjectMeta = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 253, pattern: NAME_PATTERN }),
+  namespace: Type.Optional(Type.String({ maxLength: 63 })),
+  uid: Type.Optional(Type.String()),
+  resourceVersion: Type.Optional(Type.String()),
+  generation: Type.Optional(Type.Integer()),
+  creationTimestamp: Type.Optional(Type.String()),
+  deletionTimestamp: Type.Optional(Type.String()),
+  finalizers: Type.Optional(Type.Array(Type.String())),
+  labels: Type.Optional(Type.Record(Type.String(), Type.String())),
+  annotations: Type.Optional(Type.Record(Type.String(), Type.String())),
+  ownerReferences: Type.Optional(Type.Array(OwnerReference)),
+});
+export type ObjectMeta = Static<typeof ObjectMeta>;
+
+/** A condition as Kubernetes and Orchard use them; written by reconcilers only. */
+export const Condition = Type.Object({
+  type: Type.String(),
+  status: Type.Enum(['True', 'False', 'Unknown']),
+  reason: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+  lastTransitionTime: Type.Optional(Type.String()),
+});
+export type Condition = Static<typeof Condition>;
+
+/** Fields every status carries; written by reconcilers only. */
+export const StatusBase = {
+  observedGeneration: Type.Optional(Type.Integer()),
+  conditions: Type.Optional(Type.Array(Condition)),
+};
+
+export type Scope = 'Cluster' | 'Namespaced';
+
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  jsonPath: string;
+  priority?: number;
+}
+
+/** What the store, the Kubernetes API, the CLI and the CRD generator need to know about a kind. */
+export interface KindDefinition<S extends TSchema = TSchema> {
+  kind: string;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+  scope: Scope;
+  /** The whole object: apiVersion, kind, metadata, spec, status. */
+  schema: S;
+  printerColumns: PrinterColumn[];
+  /** Kinds holding secrets or internal bookkeeping are not shown by `get -o wide` columns beyond these. */
+  description: string;
+}
+
+/** Builds the object schema of a kind from its spec and status schemas. */
+export function resourceSchema<Spec extends TSchema, Status extends TSchema>(
+  kind: string,
+  spec: Spec,
+  status: Status,
+) {
+  return Type.Object(
+    {
+      apiVersion: Type.Literal(API_VERSION),
+      kind: Type.Literal(kind),
+      metadata: ObjectMeta,
+      spec,
+      status: Type.Optional(status),
+    },
+    { additionalProperties: false },
+  );
+}
+
+/** The TypeScript shape of any stored object, for code that handles every kind alike. */
+export interface AnyResource {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec?: unknown;
+  status?: unknown;
+}
+
+export const MAC_MODELS = ['m4', 'm4-pro', 'm5-pro'] as const;
+export type MacModel = (typeof MAC_MODELS)[number];
+export const VM_LAYOUTS = ['split', 'whole'] as const;
+export type VmLayout = (typeof VM_LAYOUTS)[number];
+export const DRIVERS = ['linux', 'tart', 'sim'] as const;
+export type DriverKind = (typeof DRIVERS)[number];
+
+export const MacModelSchema = Type.Enum([...MAC_MODELS]);
+export const VmLayoutSchema = Type.Enum([...VM_LAYOUTS]);
+export const DateTime = Type.String({ format: 'date-time' });

@@ -1,0 +1,29 @@
+import Type, { type Static } from 'typebox';
+import { MacModelSchema, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
+
+/** Cluster-scoped. Name: the Mac model. Operator configuration, seeded from `config/rates.yaml`. */
+export const RateSpec = Type.Object(
+  {
+    macModel: MacModelSchema,
+    /** user (operator): price of one Mac for one hour, in cents. */
+    centsPerHour: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+);
+
+export const RateSchema = resourceSchema('Rate', RateSpec, Type.Object({ ...StatusBase }));
+export type Rate = Static<typeof RateSchema>;
+
+export const RateKind: KindDefinition = {
+  kind: 'Rate',
+  plural: 'rates',
+  singular: 'rate',
+  shortNames: ['rt'],
+  scope: 'Cluster',
+  schema: RateSchema,
+  description: 'The hourly price of one Mac of a model.',
+  printerColumns: [
+    { name: 'Model', type: 'string', jsonPath: '.spec.macModel' },
+    { name: 'CentsPerHour', type: 'integer', jsonPath: '.spec.centsPerHour' },
+  ],
+};

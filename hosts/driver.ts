@@ -1,0 +1,216 @@
+// The host driver interface, shared by every driver (linux, tart, sim). The operator uses the
+// lifecycle half (Host); the API uses the guest half (Guest) for data-plane calls on a running sandbox.
+import type { Readable } from 'node:stream';
+import type { DriverKind, MacModel } from '../crds/index.ts';
+
+/** How a driver reaches one Mac: the fields of a Mini resource it needs. */
+export interface HostRef {
+  name: string;
+  address: string;
+  model: MacModel;
+  credentialsRef?: string;
+}
+
+export interface HostImage {
+  name: string;
+  diskGiB: number;
+}
+
+/** What a host reports about itself: inventory and capacity. */
+export interface HostInfo {
+  model: MacModel;
+  cores: number;
+  memoryGiB: number;
+  diskGiB: number;
+  /** Images present on the host, each with the disk size its VMs get. */
+  images: HostImage[];
+  /** VMs the host can run at once (the linux driver: VM users it may create). */
+  maxVms: number;
+}
+
+export interface VmCreateSpec {
+  /** Unique on the host; the VM resource's name. */
+  name: string;
+  image: string;
+  cpu: number;
+  memoryGiB: number;
+}
+
+export type VmRunState = 'stopped' | 'running';
+
+export interface VmInfo {
+  name: string;
+  image: string;
+  cpu: number;
+  memoryGiB: number;
+  state: VmRunState;
+  /** The VM's address once running (linux driver: its own 127.0.x.y). */
+  ip?: string;
+}
+
+export interface DeltaInfo {
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * One Mac. Every method throws DriverError; `code: 'unreachable'` means the host did not answer
+ * (the operator then marks its VMs down).
+ */
+export interface Host {
+  info(): Promise<HostInfo>;
+  listVms(): Promise<VmInfo[]>;
+  /** Clones a fresh VM from the image, stopped. A VM of that name is discarded first. */
+  createVm(spec: VmCreateSpec): Promise<VmInfo>;
+  /** Sets vCPU and memory of a stopped VM. */
+  resizeVm(name: string, size: { cpu: number; memoryGiB: number }): Promise<void>;
+  /** Boots the VM; resolves once its desktop, VNC and SSH answer. */
+  startVm(name: string): Promise<VmInfo>;
+  stopVm(name: string): Promise<void>;
+  /** Throws the VM away: no process of it outlives this call, none of its files remain. */
+  deleteVm(name: string): Promise<void>;
+  /** Writes the VM's disk delta (against its image) as an archive to `file`. */
+  exportDelta(name: string, file: string): Promise<DeltaInfo>;
+  /** Applies a disk delta archive onto a stopped VM cloned from the delta's base image. */
+  importDelta(name: string, file: string): Promise<void>;
+  /** Data-plane access to a running VM. */
+  guest(name: string): Guest;
+}
+
+export interface Driver {
+  readonly kind: DriverKind;
+  host(ref: HostRef): Host;
+  /** Stops every process and connection the driver started. */
+  close(): Promise<void>;
+}
+
+// ---- guest (data plane) ----
+
+export interface ExecOptions {
+  /** Kill the command after this long; the result then has `timedOut: true` and return code 124. */
+  timeoutMs?: number;
+  /** Run under the in-VM control agent's session (accessibility APIs); `exec_ax` in the SDK. */
+  agent?: boolean;
+}
+
+export interface ExecResult {
+  stdout: string;
+  stderr: string;
+  return_code: number;
+  timed_out: boolean;
+}
+
+export type MouseButton = 'left' | 'right' | 'middle';
+export type ScrollDirection = 'up' | 'down' | 'left' | 'right';
+
+export interface ScreenshotOptions {
+  showCursor?: boolean;
+  region?: { x: number; y: number; width: number; height: number };
+  format?: 'png' | 'jpeg';
+  /** JPEG quality 1–100. */
+  quality?: number;
+  /** Scale factor in (0, 1]. */
+  scale?: number;
+}
+
+export interface DisplayInfo {
+  width: number;
+  height: number;
+  scale: number;
+}
+
+/** A node of the window / accessibility tree. Windows are the top level; apps that expose AT-SPI add children. */
+export interface WindowNode {
+  role: string;
+  name: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** Window id or accessibility path. */
+  id?: string;
+  app?: string;
+  pid?: number;
+  focused?: boolean;
+  children?: WindowNode[];
+}
+
+export interface RecordingInfo {
+  id: string;
+  name: string;
+  state: 'recording' | 'stopped' | 'failed';
+  started_at: string;
+  stopped_at?: string;
+  duration_s?: number;
+  bytes?: number;
+}
+
+export interface Endpoint {
+  host: string;
+  port: number;
+}
+
+export interface Guest {
+  exec(command: string, opts?: ExecOptions): Promise<ExecResult>;
+  /** Writes a file (parents created); the path is inside the VM and cannot escape it. */
+  putFile(path: string, data: Buffer | Readable): Promise<void>;
+  getFile(path: string): Promise<Readable>;
+  /** Unpacks a tar archive into a directory of the VM. */
+  putDir(path: string, tar: Readable): Promise<void>;
+  /** Packs a directory of the VM as a tar archive. */
+  getDir(path: string): Promise<Readable>;
+
+  click(x: number, y: number, opts?: { button?: MouseButton; double?: boolean }): Promise<void>;
+  move(x: number, y: number): Promise<void>;
+  drag(from: { x: number; y: number }, to: { x: number; y: number }, button?: MouseButton): Promise<void>;
+  scroll(x: number, y: number, direction: ScrollDirection, amount: number): Promise<void>;
+  position(): Promise<{ x: number; y: number }>;
+
+  /** Types unicode text; `delayMs` between keystrokes. */
+  type(text: string, delayMs?: number): Promise<void>;
+  /** Presses one key with modifiers held (`cmd`, `ctrl`, `alt`/`option`, `shift`). */
+  press(key: string, modifiers?: string[]): Promise<void>;
+  /** `a+b+c`: holds all but the last, presses the last. */
+  hotkey(keys: string): Promise<void>;
+
+  screenshot(opts?: ScreenshotOptions): Promise<Buffer>;
+  displayInfo(): Promise<DisplayInfo>;
+  windows(): Promise<WindowNode[]>;
+
+  startRecording(name?: string): Promise<RecordingInfo>;
+  stopRecording(id: string): Promise<RecordingInfo>;
+  listRecordings(): Promise<RecordingInfo[]>;
+  getRecording(id: string): Promise<RecordingInfo | undefined>;
+  deleteRecording(id: string): Promise<void>;
+  /** The MP4 bytes of a stopped recording. */
+  downloadRecording(id: string): Promise<Readable>;
+
+  /** Where the VM's VNC server listens and the password it wants (only the server ever sees it). */
+  vnc(): Promise<Endpoint & { password: string }>;
+  /** Where the VM's sshd listens, and the user and private key that log in. */
+  ssh(): Promise<Endpoint & { username: string; privateKey: string }>;
+  /** Last input, exec or connection seen by the guest. */
+  lastActivity(): Promise<Date | undefined>;
+}
+
+export type DriverErrorCode =
+  | 'unreachable'
+  | 'not_found'
+  | 'invalid_argument'
+  | 'missing_tool'
+  | 'command_failed'
+  | 'timeout'
+  | 'capacity';
+
+/** Every driver failure: the command that failed and the first line of its stderr. */
+export class DriverError extends Error {
+  readonly code: DriverErrorCode;
+  readonly command?: string;
+
+  constructor(code: DriverErrorCode, message: string, command?: string) {
+    super(message);
+    this.name = 'DriverError';
+    this.code = code;
+    if (command !== undefined) this.command = command;
+  }
+}
