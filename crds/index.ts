@@ -46,3 +46,4 @@ for (const k of KINDS) {
 export function findKind(name: string): KindDefinition | undefined {
   return byAnyName.get(name.toLowerCase());
 }
+export * from './mac-models.ts';

@@ -1,5 +1,13 @@
 import Type, { type Static } from 'typebox';
-import { DateTime, DRIVERS, MacModelSchema, StatusBase, VmLayoutSchema, resourceSchema, type KindDefinition } from './meta.ts';
+import {
+  DateTime,
+  DRIVERS,
+  MacModelSchema,
+  StatusBase,
+  VmLayoutSchema,
+  resourceSchema,
+  type KindDefinition,
+} from './meta.ts';
 
 /** One VM size a Mac keeps warm, as the spec's model/layout table gives it. */
 export const WarmSlot = Type.Object({
@@ -39,7 +47,9 @@ export const MiniStatus = Type.Object({
   /** reconciler: `available` (no reservation), `reserved`, `down` (host unreachable). */
   phase: Type.Optional(Type.Enum(['pending', 'available', 'reserved', 'down'])),
   /** reconciler: what the host reports. */
-  capacity: Type.Optional(Type.Object({ cores: Type.Integer(), memoryGiB: Type.Integer(), diskGiB: Type.Integer() })),
+  capacity: Type.Optional(
+    Type.Object({ cores: Type.Integer(), memoryGiB: Type.Integer(), diskGiB: Type.Integer() }),
+  ),
   /** reconciler: images present on the host with their disk sizes. */
   images: Type.Optional(Type.Array(HostImage)),
   /** reconciler: `namespace/name` of the reservation holding this Mac. */

@@ -1,5 +1,12 @@
 import Type, { type Static } from 'typebox';
-import { DateTime, MacModelSchema, StatusBase, VmLayoutSchema, resourceSchema, type KindDefinition } from './meta.ts';
+import {
+  DateTime,
+  MacModelSchema,
+  StatusBase,
+  VmLayoutSchema,
+  resourceSchema,
+  type KindDefinition,
+} from './meta.ts';
 
 export const RESERVATION_PHASES = ['pending', 'active', 'completing', 'completed', 'cancelled'] as const;
 export type ReservationPhase = (typeof RESERVATION_PHASES)[number];

@@ -53,7 +53,8 @@ export const VMKind: KindDefinition = {
   shortNames: ['vm'],
   scope: 'Cluster',
   schema: VMSchema,
-  description: 'A VM slot on a Mini: warm in the pool, occupied by a sandbox, cloning, stopped aside or down.',
+  description:
+    'A VM slot on a Mini: warm in the pool, occupied by a sandbox, cloning, stopped aside or down.',
   printerColumns: [
     { name: 'Mini', type: 'string', jsonPath: '.spec.mini' },
     { name: 'CPU', type: 'integer', jsonPath: '.spec.cpu' },
