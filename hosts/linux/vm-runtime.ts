@@ -1,0 +1,32 @@
+// What the lifecycle half of the linux driver hands the guest half for one running VM: everything
+// the guest needs to reach the VM's desktop, SSH and files, with no knowledge of how it was built.
+
+/** A running linux VM as seen by the guest half (`new LinuxGuest(vm)`). */
+export interface LinuxVmRuntime {
+  name: string;
+  /** The VM's own Unix user, its ids and its (overlay-merged) home. */
+  user: string;
+  uid: number;
+  gid: number;
+  home: string;
+  /** The VM's own loopback address, e.g. 127.0.1.7. */
+  ip: string;
+  /** X display, e.g. ':17'. */
+  display: string;
+  /** Path of the display's cookie file (readable by root and the VM user). */
+  xauthority: string;
+  vnc: { host: string; port: number; password: string };
+  /** PEM/OpenSSH private key that logs in as `username`. */
+  ssh: { host: string; port: number; username: string; privateKey: string };
+  /** XDG_RUNTIME_DIR of the VM user. */
+  runtimeDir: string;
+  /** A root-owned per-VM dir (e.g. recordings) outside the VM's home. */
+  dataDir: string;
+  width: number;
+  height: number;
+  /** The VM's cgroup (for placing guest-started processes under its limits), when cgroups are in use. */
+  cgroupPath?: string;
+  /** Records activity (for lastActivity). */
+  touch(): void;
+  lastActivity(): Date | undefined;
+}
