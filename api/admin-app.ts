@@ -1,0 +1,52 @@
+// The admin listener's app: every request needs the admin key; it serves the Kubernetes-compatible
+// resource API (api/kube) and whatever admin routes other modules plug in (the spec's /admin/*).
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import type { Store } from '../store/store.ts';
+import { adminAuth } from './admin-auth.ts';
+import { KUBE_PATH_PREFIXES, kubeApi, unauthorizedStatus } from './kube/index.ts';
+import { resourceNotFound } from './kube/status.ts';
+
+/** Admin routes of other modules; each is registered in its own encapsulated context. */
+export type AdminRoutes = FastifyPluginAsync<{ store: Store }>;
+
+export interface AdminAppOptions {
+  store: Store;
+  logger?: FastifyBaseLogger;
+  /** Extension point: admin routes beyond the Kubernetes API. */
+  routes?: readonly AdminRoutes[];
+  now?: () => Date;
+}
+
+function isKubePath(url: string): boolean {
+  const path = url.split('?')[0] ?? '';
+  return KUBE_PATH_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
+}
+
+export async function buildAdminApp(opts: AdminAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
+    // Watches are long-lived: closing the app must not wait for their clients to hang up.
+    forceCloseConnections: true,
+  });
+  const now = opts.now ?? (() => new Date());
+  app.addHook(
+    'onRequest',
+    adminAuth({
+      store: opts.store,
+      now,
+      // Kubernetes clients read a Status; the rest of sandbay's API answers `{error, message}`.
+      unauthorized: (request, reply) =>
+        isKubePath(request.url)
+          ? reply.code(401).send(unauthorizedStatus())
+          : reply.code(401).send({ error: 'unauthorized', message: 'invalid, revoked or expired key' }),
+    }),
+  );
+  await app.register(kubeApi, { store: opts.store, now });
+  for (const routes of opts.routes ?? []) await app.register(routes, { store: opts.store });
+  app.setNotFoundHandler((request, reply) =>
+    isKubePath(request.url)
+      ? reply.code(404).send(resourceNotFound())
+      : reply.code(404).send({ error: 'not_found', message: `no route ${request.method} ${request.url}` }),
+  );
+  return app;
+}

@@ -1,0 +1,57 @@
+// API discovery, as kubectl and client-node read it before anything else: which groups, versions and
+// resources exist, their kinds, verbs, short names and scope. sandbay serves one group, `sandbay.io`,
+// and no core (`/api/v1`) resources; clients that also ask for aggregated discovery fall back to these
+// documents because they are answered as plain `application/json`.
+import type { FastifyInstance } from 'fastify';
+import { API_VERSION, GROUP, KINDS, VERSION, type KindDefinition } from '../../crds/index.ts';
+
+/** The Kubernetes release whose API behaviour sandbay follows; kubectl warns on a large version skew. */
+export const KUBERNETES_COMPAT = { major: '1', minor: '32' };
+
+const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
+const STATUS_VERBS = ['get', 'patch', 'update'];
+/** `kubectl get sandbay` lists every sandbay kind at once. */
+const CATEGORY = 'sandbay';
+
+const groupVersion = { groupVersion: API_VERSION, version: VERSION };
+const apiGroup = { name: GROUP, versions: [groupVersion], preferredVersion: groupVersion };
+
+export function apiResources(kinds: readonly KindDefinition[] = KINDS) {
+  return kinds.flatMap((def) => {
+    const namespaced = def.scope === 'Namespaced';
+    return [
+      {
+        name: def.plural,
+        singularName: def.singular,
+        namespaced,
+        kind: def.kind,
+        verbs: VERBS,
+        shortNames: def.shortNames,
+        categories: [CATEGORY],
+      },
+      { name: `${def.plural}/status`, singularName: '', namespaced, kind: def.kind, verbs: STATUS_VERBS },
+    ];
+  });
+}
+
+export function discoveryRoutes(app: FastifyInstance): void {
+  app.get('/api', async () => ({ kind: 'APIVersions', versions: [], serverAddressByClientCIDRs: null }));
+  app.get('/apis', async () => ({ kind: 'APIGroupList', apiVersion: 'v1', groups: [apiGroup] }));
+  app.get(`/apis/${GROUP}`, async () => ({ kind: 'APIGroup', apiVersion: 'v1', ...apiGroup }));
+  app.get(`/apis/${API_VERSION}`, async () => ({
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: API_VERSION,
+    resources: apiResources(),
+  }));
+  app.get('/version', async () => ({
+    ...KUBERNETES_COMPAT,
+    gitVersion: `v${KUBERNETES_COMPAT.major}.${KUBERNETES_COMPAT.minor}.0-sandbay`,
+    gitCommit: '',
+    gitTreeState: '',
+    buildDate: '',
+    goVersion: '',
+    compiler: '',
+    platform: `${process.platform}/${process.arch}`,
+  }));
+}

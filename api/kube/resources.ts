@@ -1,0 +1,274 @@
+// The resource verbs of the Kubernetes API for every sandbay kind: list (and watch), create, get,
+// update, patch, delete, and the `status` subresource. Objects are stored as they are; the store
+// validates them against the crds/ schemas and keeps resourceVersions, generations and finalizers.
+import { randomInt } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { API_VERSION, GROUP, type AnyResource, type KindDefinition } from '../../crds/index.ts';
+import type { ObjectKey, Store } from '../../store/store.ts';
+import { mediaType } from './body.ts';
+import { parseFieldSelector } from './field-selector.ts';
+import { applyJsonPatch } from './json-patch.ts';
+import { negotiate } from './negotiate.ts';
+import { includeObjectParam, renderList, renderObject, type RenderOptions } from './render.ts';
+import { aboutObject, failure, notFound, StatusError } from './status.ts';
+import { resolveTarget, type PathParams, type Target } from './target.ts';
+import { serveWatch, type WatchRegistry } from './watch.ts';
+
+export interface KubeContext {
+  store: Store;
+  now: () => Date;
+  watches: WatchRegistry;
+}
+
+type Query = Record<string, string | undefined>;
+type Request = FastifyRequest<{ Params: PathParams; Querystring: Query }>;
+
+const GV_PATH = `/apis/${API_VERSION}`;
+/** Patch attempts when a JSON patch races another writer (merge patches are atomic in the store). */
+const JSON_PATCH_ATTEMPTS = 5;
+
+export function resourceRoutes(app: FastifyInstance, ctx: KubeContext): void {
+  for (const prefix of [GV_PATH, `${GV_PATH}/namespaces/:namespace`]) {
+    app.get(`${prefix}/:plural`, (req: Request, reply) => list(ctx, req, reply));
+    app.post(`${prefix}/:plural`, (req: Request, reply) => create(ctx, req, reply));
+    app.get(`${prefix}/:plural/:name`, (req: Request, reply) => get(ctx, req, reply));
+    app.put(`${prefix}/:plural/:name`, (req: Request) => replace(ctx, req, false));
+    app.patch(`${prefix}/:plural/:name`, (req: Request) => patch(ctx, req, false));
+    app.delete(`${prefix}/:plural/:name`, (req: Request) => remove(ctx, req));
+    app.get(`${prefix}/:plural/:name/status`, (req: Request, reply) => get(ctx, req, reply));
+    app.put(`${prefix}/:plural/:name/status`, (req: Request) => replace(ctx, req, true));
+    app.patch(`${prefix}/:plural/:name/status`, (req: Request) => patch(ctx, req, true));
+  }
+}
+
+function renderOptions(ctx: KubeContext, req: Request): RenderOptions {
+  const rendering = negotiate(req.headers.accept);
+  if (!rendering)
+    throw new StatusError(failure(406, `none of the accepted types is served: ${req.headers.accept}`));
+  return { rendering, include: includeObjectParam(req.query.includeObject), now: ctx.now() };
+}
+
+function keyOf(target: Target): ObjectKey & { name: string } {
+  return {
+    kind: target.def.kind,
+    name: target.name ?? '',
+    ...(target.namespace !== undefined && { namespace: target.namespace }),
+  };
+}
+
+/** Writes are real or refused: sandbay has no dry-run mode. */
+function refuseDryRun(query: Query): void {
+  if (query.dryRun !== undefined) throw badRequest('dryRun is not supported by this server');
+}
+
+async function list(ctx: KubeContext, req: Request, reply: FastifyReply) {
+  const target = resolveTarget(req.params, true);
+  const render = renderOptions(ctx, req);
+  const fieldFilter = parseFieldSelectorOrFail(req.query.fieldSelector);
+  const selection = {
+    ...(target.namespace !== undefined && { namespace: target.namespace }),
+    ...(req.query.labelSelector && { labelSelector: req.query.labelSelector }),
+  };
+  if (req.query.watch === 'true' || req.query.watch === '1') {
+    return serveWatch(ctx, req, reply, { target, selection, fieldFilter, render });
+  }
+  const result = await aboutObject(target.def, undefined, () => ctx.store.list(target.def.kind, selection));
+  return renderList(target.def, result.items.filter(fieldFilter), result.resourceVersion, render);
+}
+
+function parseFieldSelectorOrFail(selector: string | undefined) {
+  try {
+    return parseFieldSelector(selector);
+  } catch (err) {
+    throw badRequest((err as Error).message);
+  }
+}
+
+async function get(ctx: KubeContext, req: Request, _reply: FastifyReply) {
+  const target = resolveTarget(req.params, false);
+  const render = renderOptions(ctx, req);
+  const obj = await ctx.store.get(keyOf(target));
+  if (!obj) throw new StatusError(notFound(target.def, target.name ?? ''));
+  return renderObject(target.def, obj, render);
+}
+
+async function create(ctx: KubeContext, req: Request, reply: FastifyReply) {
+  const target = resolveTarget(req.params, false);
+  refuseDryRun(req.query);
+  const obj = objectFromBody(req.body, target);
+  if (obj.metadata.resourceVersion)
+    throw badRequest('resourceVersion should not be set on objects to be created');
+  for (const field of ['uid', 'generation', 'creationTimestamp', 'deletionTimestamp'] as const) {
+    delete obj.metadata[field];
+  }
+  // Users write spec; status belongs to reconcilers and is written through the status subresource.
+  delete obj.status;
+  const created = await aboutObject(target.def, obj.metadata.name, () => ctx.store.create(obj));
+  return reply.code(201).send(created);
+}
+
+async function replace(ctx: KubeContext, req: Request, statusOnly: boolean) {
+  const target = resolveTarget(req.params, false);
+  refuseDryRun(req.query);
+  const obj = objectFromBody(req.body, target);
+  const store = ctx.store;
+  return aboutObject(target.def, target.name, () =>
+    statusOnly ? store.updateStatus(obj) : store.update(obj),
+  );
+}
+
+async function remove(ctx: KubeContext, req: Request) {
+  const target = resolveTarget(req.params, false);
+  refuseDryRun(req.query);
+  const key = keyOf(target);
+  const preconditions = (
+    req.body as { preconditions?: { uid?: unknown; resourceVersion?: unknown } } | undefined
+  )?.preconditions;
+  const before = await ctx.store.get(key);
+  if (!before) throw new StatusError(notFound(target.def, key.name));
+  const after = await aboutObject(target.def, key.name, () =>
+    ctx.store.delete(key, {
+      ...(typeof preconditions?.uid === 'string' && { uid: preconditions.uid }),
+      ...(typeof preconditions?.resourceVersion === 'string' && {
+        resourceVersion: preconditions.resourceVersion,
+      }),
+    }),
+  );
+  // Like the API server for custom resources: the object as it stands (finalizers pending) or as it was.
+  return after ?? before;
+}
+
+async function patch(ctx: KubeContext, req: Request, statusOnly: boolean) {
+  const target = resolveTarget(req.params, false);
+  refuseDryRun(req.query);
+  const type = mediaType(req.headers['content-type']);
+  switch (type) {
+    case 'application/merge-patch+json':
+      return mergePatch(ctx, target, req.body, statusOnly);
+    case 'application/strategic-merge-patch+json':
+      // Without patch-merge keys in the schemas, a strategic merge patch means what a merge patch does,
+      // except for its `$patch`-style directives, which are refused rather than silently misread.
+      if (JSON.stringify(req.body ?? null).includes('"$')) {
+        throw new StatusError(
+          failure(415, 'strategic merge patch directives are not supported; use a merge patch'),
+        );
+      }
+      return mergePatch(ctx, target, req.body, statusOnly);
+    case 'application/json-patch+json':
+      return jsonPatch(ctx, target, req.body, statusOnly);
+    case 'application/apply-patch+yaml':
+      throw new StatusError(
+        failure(
+          415,
+          'server-side apply is not supported; use client-side apply (kubectl apply without --server-side)',
+        ),
+      );
+    default:
+      throw new StatusError(failure(415, `unsupported patch type "${type}"`));
+  }
+}
+
+async function mergePatch(ctx: KubeContext, target: Target, body: unknown, statusOnly: boolean) {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest('a merge patch must be a JSON object');
+  }
+  checkIdentityUnchanged(target, body as Partial<AnyResource>);
+  const rv = (body as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion;
+  const opts = {
+    ...(statusOnly && { subresource: 'status' as const }),
+    ...(typeof rv === 'string' && { resourceVersion: rv }),
+  };
+  return aboutObject(target.def, target.name, () => ctx.store.patch(keyOf(target), body, opts));
+}
+
+async function jsonPatch(ctx: KubeContext, target: Target, body: unknown, statusOnly: boolean) {
+  const key = keyOf(target);
+  for (let attempt = 1; ; attempt++) {
+    const current = await ctx.store.get(key);
+    if (!current) throw new StatusError(notFound(target.def, key.name));
+    let patched: AnyResource;
+    try {
+      patched = applyJsonPatch(current, body) as AnyResource;
+    } catch (err) {
+      throw badRequest((err as Error).message);
+    }
+    checkIdentityUnchanged(target, patched);
+    // A patch that sets resourceVersion asks for that exact version: never retry it.
+    const pinned = patched.metadata?.resourceVersion !== current.metadata.resourceVersion;
+    try {
+      return await aboutObject(target.def, key.name, () =>
+        statusOnly ? ctx.store.updateStatus(patched) : ctx.store.update(patched),
+      );
+    } catch (err) {
+      const conflict = err instanceof StatusError && err.status.code === 409;
+      if (!conflict || pinned || attempt >= JSON_PATCH_ATTEMPTS) throw err;
+    }
+  }
+}
+
+/** A write names its object by the URL; the body may repeat that, never contradict it. */
+function checkIdentityUnchanged(target: Target, obj: Partial<AnyResource>): void {
+  const { def } = target;
+  if (obj.kind !== undefined && obj.kind !== def.kind) {
+    throw badRequest(
+      `the kind of the object (${String(obj.kind)}) does not match the resource (${def.kind})`,
+    );
+  }
+  if (obj.apiVersion !== undefined && obj.apiVersion !== API_VERSION) {
+    throw badRequest(`the apiVersion of the object (${String(obj.apiVersion)}) must be ${API_VERSION}`);
+  }
+  const meta = obj.metadata as { name?: unknown; namespace?: unknown } | undefined;
+  if (meta?.name !== undefined && target.name !== undefined && meta.name !== target.name) {
+    throw badRequest(
+      `the name of the object (${String(meta.name)}) does not match the name on the URL (${target.name})`,
+    );
+  }
+  // A namespace on a cluster-scoped object is dropped, as the API server does; a different one is refused.
+  const namespaced = target.namespace !== undefined;
+  if (
+    namespaced &&
+    meta?.namespace !== undefined &&
+    meta.namespace !== '' &&
+    meta.namespace !== target.namespace
+  ) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+}
+
+/** The object of a create or replace body, with the namespace of the URL (none for cluster kinds). */
+function objectFromBody(body: unknown, target: Target): AnyResource {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest('the request body must be a JSON object');
+  }
+  const obj = structuredClone(body) as AnyResource;
+  if (obj.kind === undefined) throw badRequest(`Object 'Kind' is missing in the request body`);
+  if (obj.apiVersion === undefined) throw badRequest(`Object 'apiVersion' is missing in the request body`);
+  checkIdentityUnchanged(target, obj);
+  if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = { name: '' };
+  const meta = obj.metadata as AnyResource['metadata'] & { generateName?: unknown };
+  if (!meta.name && typeof meta.generateName === 'string' && meta.generateName !== '') {
+    meta.name = meta.generateName + randomSuffix();
+  }
+  if (!meta.name) throw invalid(target.def, 'metadata.name', 'name or generateName is required');
+  if (target.namespace !== undefined) meta.namespace = target.namespace;
+  else delete meta.namespace;
+  return obj;
+}
+
+/** Five characters the way the API server completes `generateName` (no vowels, no look-alikes). */
+function randomSuffix(): string {
+  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
+  return Array.from({ length: 5 }, () => alphabet[randomInt(alphabet.length)]).join('');
+}
+
+function badRequest(message: string): StatusError {
+  return new StatusError(failure(400, message));
+}
+
+function invalid(def: KindDefinition, field: string, message: string): StatusError {
+  return new StatusError(
+    failure(422, `${def.kind}.${GROUP} is invalid: ${field}: Required value: ${message}`, {
+      details: { group: GROUP, kind: def.kind, causes: [{ reason: 'FieldValueRequired', message, field }] },
+    }),
+  );
+}
