@@ -1,0 +1,97 @@
+// A controller wires informers to a work queue and a reconcile function, like controller-runtime:
+// every change of the primary kind queues its key; changes of related kinds (owned objects, or
+// objects that point at the primary) queue the keys a map function names. The reconcile reads the
+// world through caches and returns `{ requeueAfterMs }` while it waits on time or the outside world.
+import type { AnyResource } from '../../crds/index.ts';
+import { keyOf } from '../../store/store.ts';
+import type { Clock } from './clock.ts';
+import type { Informer } from './informer.ts';
+import { silentLogger, type Logger } from './logger.ts';
+import { WorkQueue, type BackoffOptions, type ProcessResult } from './workqueue.ts';
+
+export type ReconcileResult = ProcessResult;
+export type ReconcileFn = (key: string) => Promise<ReconcileResult | void>;
+
+export interface WatchSpec {
+  informer: Informer;
+  /** Keys of the primary objects a change of this object concerns. */
+  map: (obj: AnyResource) => string[];
+}
+
+export interface ControllerOptions {
+  name: string;
+  /** The primary kind: each of its objects is one key. */
+  for: Informer;
+  watches?: WatchSpec[];
+  reconcile: ReconcileFn;
+  concurrency?: number;
+  backoff?: BackoffOptions;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export class Controller {
+  readonly name: string;
+  readonly queue: WorkQueue;
+  readonly #opts: ControllerOptions;
+  #started = false;
+
+  constructor(opts: ControllerOptions) {
+    this.name = opts.name;
+    this.#opts = opts;
+    const logger = opts.logger ?? silentLogger;
+    this.queue = new WorkQueue({
+      name: opts.name,
+      process: (key) => opts.reconcile(key),
+      ...(opts.concurrency !== undefined && { concurrency: opts.concurrency }),
+      ...(opts.backoff !== undefined && { backoff: opts.backoff }),
+      ...(opts.clock !== undefined && { clock: opts.clock }),
+      logger,
+    });
+  }
+
+  /** Registers handlers, starts the informers (idempotent) and resolves once all have synced. */
+  async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
+    const { for: primary, watches = [] } = this.#opts;
+    primary.addEventHandler({
+      onAdd: (obj) => this.enqueue(keyOf(obj.metadata)),
+      onUpdate: (_old, obj) => this.enqueue(keyOf(obj.metadata)),
+      onDelete: (obj) => this.enqueue(keyOf(obj.metadata)),
+    });
+    for (const w of watches) {
+      w.informer.addEventHandler({
+        onAdd: (obj) => this.#enqueueAll(w.map(obj)),
+        onUpdate: (old, obj) => this.#enqueueAll(new Set([...w.map(old), ...w.map(obj)])),
+        onDelete: (obj) => this.#enqueueAll(w.map(obj)),
+      });
+    }
+    await Promise.all([primary.start(), ...watches.map((w) => w.informer.start())]);
+  }
+
+  enqueue(key: string): void {
+    this.queue.add(key);
+  }
+
+  /** Stops taking work and waits for reconciles in flight. */
+  stop(): Promise<void> {
+    return this.queue.shutdown();
+  }
+
+  #enqueueAll(keys: Iterable<string>): void {
+    for (const key of keys) this.queue.add(key);
+  }
+}
+
+/** Maps an object to the keys of its owners of `ownerKind` (its ownerReferences). */
+export function ownerKeys(ownerKind: string, ownerScope: 'Cluster' | 'Namespaced') {
+  return (obj: AnyResource): string[] =>
+    (obj.metadata.ownerReferences ?? [])
+      .filter((ref) => ref.kind === ownerKind)
+      .map((ref) =>
+        ownerScope === 'Namespaced' && obj.metadata.namespace
+          ? `${obj.metadata.namespace}/${ref.name}`
+          : ref.name,
+      );
+}

@@ -1,0 +1,215 @@
+// A work queue of object keys, like client-go's: a key waiting in the queue is held once however
+// often it is added (dedup); a key is processed by one worker at a time (a key re-added while being
+// processed runs again once the current run ends); failures retry after a per-key exponential
+// backoff; `requeueAfterMs` schedules the next run; at most `concurrency` keys run at once.
+import { systemClock, type Clock, type Timer } from './clock.ts';
+import { isTerminalError } from './errors.ts';
+import { silentLogger, type Logger } from './logger.ts';
+
+export interface ProcessResult {
+  /** Run the key again after this long (waiting on the outside world or on time). */
+  requeueAfterMs?: number;
+}
+
+export type ProcessFn = (key: string) => Promise<ProcessResult | void>;
+
+export interface BackoffOptions {
+  /** First retry delay. */
+  baseMs: number;
+  /** Ceiling of the per-key delay. */
+  maxMs: number;
+}
+
+export interface WorkQueueOptions {
+  name: string;
+  process: ProcessFn;
+  /** Keys processed at once. */
+  concurrency?: number;
+  backoff?: BackoffOptions;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 5, maxMs: 30_000 };
+
+/** Retry delay after `failures` consecutive failures: base·2^(failures−1), capped. */
+export function backoffDelay(failures: number, backoff: BackoffOptions): number {
+  const exp = Math.min(failures - 1, 30);
+  return Math.min(backoff.baseMs * 2 ** exp, backoff.maxMs);
+}
+
+/** FIFO of keys with O(1) push and shift. */
+class KeyFifo {
+  #items: string[] = [];
+  #head = 0;
+  push(key: string): void {
+    this.#items.push(key);
+  }
+  shift(): string | undefined {
+    if (this.#head >= this.#items.length) return undefined;
+    const key = this.#items[this.#head++];
+    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return key;
+  }
+  get length(): number {
+    return this.#items.length - this.#head;
+  }
+  clear(): void {
+    this.#items = [];
+    this.#head = 0;
+  }
+}
+
+export class WorkQueue {
+  readonly name: string;
+  readonly #process: ProcessFn;
+  readonly #concurrency: number;
+  readonly #backoff: BackoffOptions;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+
+  readonly #fifo = new KeyFifo();
+  /** Keys waiting to run (in the FIFO, or to be re-queued when their current run ends). */
+  readonly #dirty = new Set<string>();
+  readonly #processing = new Set<string>();
+  readonly #failures = new Map<string, number>();
+  readonly #delayed = new Map<string, { at: number; timer: Timer }>();
+  readonly #inFlight = new Set<Promise<void>>();
+  #shuttingDown = false;
+  #idleWaiters: (() => void)[] = [];
+
+  constructor(opts: WorkQueueOptions) {
+    this.name = opts.name;
+    this.#process = opts.process;
+    this.#concurrency = Math.max(1, opts.concurrency ?? 4);
+    this.#backoff = opts.backoff ?? DEFAULT_BACKOFF;
+    this.#clock = opts.clock ?? systemClock;
+    this.#log = (opts.logger ?? silentLogger).child({ queue: opts.name });
+  }
+
+  /** Queues a key now. No-op when it is already waiting or the queue is shutting down. */
+  add(key: string): void {
+    if (this.#shuttingDown || this.#dirty.has(key)) return;
+    this.#dirty.add(key);
+    if (this.#processing.has(key)) return; // re-queued when the current run ends
+    this.#fifo.push(key);
+    this.#pump();
+  }
+
+  /** Queues a key after a delay; an earlier pending delay for the same key wins. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.#shuttingDown) return;
+    if (delayMs <= 0) return this.add(key);
+    const at = this.#clock.now() + delayMs;
+    const existing = this.#delayed.get(key);
+    if (existing && existing.at <= at) return;
+    existing?.timer.cancel();
+    const timer = this.#clock.setTimer(delayMs, () => {
+      if (this.#delayed.get(key)?.timer === timer) this.#delayed.delete(key);
+      this.add(key);
+    });
+    this.#delayed.set(key, { at, timer });
+  }
+
+  /** Queues a key after its backoff delay, and counts the failure. */
+  addRateLimited(key: string): void {
+    const failures = (this.#failures.get(key) ?? 0) + 1;
+    this.#failures.set(key, failures);
+    this.addAfter(key, backoffDelay(failures, this.#backoff));
+  }
+
+  /** Resets the key's backoff: its next failure retries after the base delay again. */
+  forget(key: string): void {
+    this.#failures.delete(key);
+  }
+
+  /** Consecutive failures of the key so far. */
+  failures(key: string): number {
+    return this.#failures.get(key) ?? 0;
+  }
+
+  /** Keys waiting to run now (not counting delayed ones or those running). */
+  get length(): number {
+    return this.#fifo.length;
+  }
+
+  get running(): number {
+    return this.#processing.size;
+  }
+
+  get delayed(): number {
+    return this.#delayed.size;
+  }
+
+  /** Resolves when nothing is queued or running (delayed keys may remain). */
+  whenIdle(): Promise<void> {
+    if (this.#fifo.length === 0 && this.#processing.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /**
+   * Stops accepting keys, drops queued and delayed ones, and resolves once the runs already in
+   * flight have finished.
+   */
+  async shutdown(): Promise<void> {
+    this.#shuttingDown = true;
+    this.#fifo.clear();
+    this.#dirty.clear();
+    for (const { timer } of this.#delayed.values()) timer.cancel();
+    this.#delayed.clear();
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+    this.#notifyIdle();
+  }
+
+  get isShuttingDown(): boolean {
+    return this.#shuttingDown;
+  }
+
+  #pump(): void {
+    while (!this.#shuttingDown && this.#processing.size < this.#concurrency) {
+      const key = this.#fifo.shift();
+      if (key === undefined) break;
+      this.#dirty.delete(key);
+      this.#processing.add(key);
+      const run = this.#run(key).finally(() => {
+        this.#inFlight.delete(run);
+        this.#processing.delete(key);
+        if (this.#dirty.has(key) && !this.#shuttingDown) this.#fifo.push(key);
+        this.#pump();
+        this.#notifyIdle();
+      });
+      this.#inFlight.add(run);
+    }
+  }
+
+  async #run(key: string): Promise<void> {
+    try {
+      const result = await this.#process(key);
+      this.forget(key);
+      if (result?.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
+    } catch (err) {
+      if (isTerminalError(err)) {
+        this.forget(key);
+        this.#log.warn({ key, err: String(err) }, 'terminal error; not retried');
+        return;
+      }
+      this.addRateLimited(key);
+      // Conflicts and waits on a busy host are routine: say so quietly, louder once it persists.
+      const failures = this.failures(key);
+      const persistent = failures >= 4 && (failures & (failures - 1)) === 0;
+      const fields = { key, failures, err: err instanceof Error ? err.message : String(err) };
+      if (persistent) this.#log.warn(fields, 'reconcile keeps failing; retrying with backoff');
+      else this.#log.debug(fields, 'reconcile failed; retrying with backoff');
+    }
+  }
+
+  #notifyIdle(): void {
+    if (this.#fifo.length > 0 || this.#processing.size > 0) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const w of waiters) w();
+  }
+}
