@@ -1,0 +1,24 @@
+// The scheduler: one pure function choosing a VM for a sandbox (or a spec error code), and the pool's
+// pure per-Mac plan. No I/O, no clock.
+export { schedule } from './schedule.ts';
+export { poolPlan } from './pool-plan.ts';
+export type { PoolPlan, PoolPlanOptions, CloneAction, CloneReason, DesiredVm } from './pool-plan.ts';
+export { miniView, sandboxUse } from './inputs.ts';
+export { isScheduleFailure } from './types.ts';
+export type {
+  MiniView,
+  SandboxUse,
+  ScheduleChoice,
+  ScheduleFailure,
+  ScheduleInput,
+  ScheduleRequest,
+  ScheduleResult,
+  Size,
+} from './types.ts';
+export {
+  SCHEDULE_ERRORS,
+  SCHEDULE_ERROR_CODES,
+  isScheduleErrorCode,
+  scheduleErrorStatus,
+  type ScheduleErrorCode,
+} from './errors.ts';

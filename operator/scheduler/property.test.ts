@@ -1,0 +1,134 @@
+// Property: for random fleets and random sequences of creates, deletes, pool reconciles, finished
+// clones and host failures, the VMs running on any Mac never add up to more than the Mac has, and
+// no Mac runs more sandboxes than its layout allows.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  IMAGES,
+  MAC_MODELS,
+  MAC_PROFILES,
+  VM_LAYOUTS,
+  maxSandboxesPerMac,
+  warmProfile,
+  type MacModel,
+  type VmLayout,
+  type WarmSlot,
+} from '../../crds/index.ts';
+import { Fleet, mac } from './fixtures.ts';
+import { schedule } from './schedule.ts';
+import { isScheduleFailure, type MiniView } from './types.ts';
+
+const macArb = fc
+  .record({
+    model: fc.constantFrom(...MAC_MODELS),
+    layout: fc.constantFrom(...VM_LAYOUTS),
+    legacy: fc.boolean(),
+  })
+  .map(({ model, layout, legacy }) => ({
+    model,
+    layout,
+    profile: legacy ? legacyProfile(model, layout) : undefined,
+  }));
+
+/** Earlier profiles the spec names: M4-sized pools on a bigger Mac, whole VMs with 12 GiB. */
+function legacyProfile(model: MacModel, layout: VmLayout): WarmSlot[] {
+  if (layout === 'split') return warmProfile('m4', 'split');
+  return [
+    {
+      cpu: MAC_PROFILES[model].cores,
+      memoryGiB: 12,
+      image: IMAGES.whole.name,
+      diskGiB: IMAGES.whole.diskGiB,
+    },
+  ];
+}
+
+const opArb = fc.oneof(
+  fc.record({
+    op: fc.constant('create' as const),
+    cpu: fc.option(fc.integer({ min: 2, max: 16 }), { nil: undefined }),
+    memoryGiB: fc.option(fc.integer({ min: 4, max: 26 }), { nil: undefined }),
+    restore: fc.boolean(),
+  }),
+  fc.record({ op: fc.constant('delete' as const), index: fc.nat() }),
+  fc.record({ op: fc.constantFrom('finish' as const, 'down' as const, 'up' as const), mini: fc.nat() }),
+  // A pool reconcile that applies its actions in any order, or only some of them.
+  fc.record({
+    op: fc.constant('pool' as const),
+    mini: fc.nat(),
+    order: fc.array(fc.nat({ max: 7 }), { maxLength: 8 }),
+  }),
+);
+
+function checkInvariants(fleet: Fleet): void {
+  for (const mini of fleet.minis) {
+    const capacity = MAC_PROFILES[mini.model];
+    const running = fleet.vms.filter(
+      (v) => v.spec.mini === mini.name && (v.status?.phase === 'warm' || v.status?.phase === 'occupied'),
+    );
+    const cpu = running.reduce((n, v) => n + v.spec.cpu, 0);
+    const memory = running.reduce((n, v) => n + v.spec.memoryGiB, 0);
+    expect(cpu, `running vCPU on ${mini.name}`).toBeLessThanOrEqual(capacity.cores);
+    expect(memory, `running GiB on ${mini.name}`).toBeLessThanOrEqual(capacity.memoryGiB);
+    const sandboxes = fleet.sandboxes.filter((s) => s.mini === mini.name);
+    expect(sandboxes.length).toBeLessThanOrEqual(maxSandboxesPerMac(mini.layout));
+  }
+}
+
+describe('scheduler and pool together', () => {
+  it('the sum of running VM sizes on any Mac never exceeds the Mac', () => {
+    fc.assert(
+      fc.property(
+        fc.array(macArb, { minLength: 1, maxLength: 3 }),
+        fc.array(opArb, { maxLength: 60 }),
+        (macs, ops) => {
+          const minis: MiniView[] = macs.map((m, i) =>
+            mac(`m${i}`, m.model, m.layout, m.profile ? { profile: m.profile } : {}),
+          );
+          const fleet = new Fleet(minis);
+          for (const m of minis) {
+            fleet.reconcilePool(m.name);
+            fleet.finishClones(m.name);
+          }
+          checkInvariants(fleet);
+          let next = 0;
+          for (const step of ops) {
+            const mini = 'mini' in step ? minis[step.mini % minis.length]! : undefined;
+            if (step.op === 'create') {
+              const { cpu, memoryGiB } = step;
+              const snapshot = step.restore
+                ? { baseImage: IMAGES.split.name, diskGiB: IMAGES.split.diskGiB }
+                : undefined;
+              const result = schedule(fleet.input({ cpu, memoryGiB, snapshot }));
+              if (!isScheduleFailure(result)) {
+                const vm = fleet.find(result.vm);
+                expect(vm.spec.sandbox).toBeUndefined();
+                if (result.boot === 'warm') expect(vm.status?.phase).toBe('warm');
+                fleet.claim(result, `ns/sb${next++}`);
+              }
+            } else if (step.op === 'delete' && fleet.sandboxes.length > 0) {
+              fleet.release(fleet.sandboxes[step.index % fleet.sandboxes.length]!.name);
+            } else if (step.op === 'pool' && !mini!.down) {
+              const order = step.order;
+              fleet.reconcilePool(
+                mini!.name,
+                { targetProfile: warmProfile(mini!.model, mini!.layout) },
+                () => order,
+              );
+            } else if (step.op === 'finish' && !mini!.down) {
+              fleet.finishClones(mini!.name);
+            } else if (step.op === 'down') {
+              mini!.down = true;
+              for (const v of fleet.vms)
+                if (v.spec.mini === mini!.name) v.status = { ...v.status, phase: 'down' };
+            } else if (step.op === 'up') {
+              mini!.down = false;
+            }
+            checkInvariants(fleet);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
