@@ -39,8 +39,11 @@ export interface SqliteStoreOptions {
 
 /** The Store, plus what only the embedded backend has. */
 export interface SqliteStore extends Store {
-  /** Applies the history policy now; resolves with the number of events dropped. */
-  compact(): Promise<number>;
+  /**
+   * Applies the history policy now (or `policy`, e.g. `{ maxEvents: 1 }` to drop all but the
+   * newest event); resolves with the number of events dropped.
+   */
+  compact(policy?: Partial<HistoryPolicy>): Promise<number>;
 }
 
 const GET = 'SELECT data FROM objects WHERE kind = ? AND ns = ? AND name = ?';
@@ -151,9 +154,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       return hub.watch(resolveKind(kind), opts, onEvent as Parameters<WatchHub['watch']>[2]);
     },
 
-    async compact() {
+    async compact(policy) {
       open();
-      return queue.compact();
+      return queue.compact(policy);
     },
 
     close() {

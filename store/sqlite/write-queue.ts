@@ -47,7 +47,7 @@ export class WriteQueue {
   #draining: Promise<void> | undefined;
   #lastCompactionRv = 0;
   #lastCompactionAt: number;
-  #compactNow = false;
+  #compactRequests: { policy: HistoryPolicy; dropped: number }[] = [];
 
   constructor(conn: Connection, opts: WriteQueueOptions) {
     this.#conn = conn;
@@ -63,15 +63,13 @@ export class WriteQueue {
     });
   }
 
-  /** Applies the history policy now, in its own transaction. Resolves with the events dropped. */
-  async compact(): Promise<number> {
-    this.#compactNow = true;
-    const before = this.#lastDropped;
+  /** Applies the history policy (or `policy`) now, in the next transaction; resolves with the events dropped. */
+  async compact(policy?: Partial<HistoryPolicy>): Promise<number> {
+    const request = { policy: { ...this.#opts.history, ...policy }, dropped: 0 };
+    this.#compactRequests.push(request);
     await this.submit({ keys: [], run: async () => undefined });
-    return this.#lastDropped - before;
+    return request.dropped;
   }
-
-  #lastDropped = 0;
 
   /** Resolves once every submitted write is answered. */
   async idle(): Promise<void> {
@@ -150,15 +148,20 @@ export class WriteQueue {
    * and at least every tenth of `maxAgeMs`, inside the batch's transaction.
    */
   async #maybeCompact(rv: number): Promise<void> {
-    const { maxEvents, maxAgeMs } = this.#opts.history;
     const now = this.#opts.now();
+    for (const request of this.#compactRequests.splice(0)) {
+      request.dropped = await this.#compact(rv, request.policy, now);
+    }
+    const { maxEvents, maxAgeMs } = this.#opts.history;
     const dueByCount = rv - this.#lastCompactionRv >= Math.max(1, Math.floor(maxEvents / 10));
     const dueByAge = maxAgeMs !== undefined && now - this.#lastCompactionAt >= maxAgeMs / 10;
-    if (!this.#compactNow && !dueByCount && !dueByAge) return;
-    this.#compactNow = false;
+    if (dueByCount || dueByAge) await this.#compact(rv, this.#opts.history, now);
+  }
+
+  async #compact(rv: number, policy: HistoryPolicy, now: number): Promise<number> {
     this.#lastCompactionRv = rv;
     this.#lastCompactionAt = now;
-    const oldest = maxAgeMs === undefined ? -1 : now - maxAgeMs;
-    this.#lastDropped += await this.#conn.run(COMPACT, [rv, maxEvents, oldest]);
+    const oldest = policy.maxAgeMs === undefined ? -1 : now - policy.maxAgeMs;
+    return this.#conn.run(COMPACT, [rv, policy.maxEvents, oldest]);
   }
 }
