@@ -1,0 +1,181 @@
+// Mouse and keyboard through the XTEST extension on the VM's long-running X11 connection: each action
+// is a handful of FakeInput requests and one round trip (so the server has applied the input when
+// the call returns), instead of spawning xdotool per action.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DriverError, type MouseButton, type ScrollDirection } from '../driver.ts';
+import type { Chord } from './keys.ts';
+import { Keymap } from './input-keymap.ts';
+import type { X11Connection } from './x11-connection.ts';
+
+interface Xtest {
+  KeyPress: number;
+  KeyRelease: number;
+  ButtonPress: number;
+  ButtonRelease: number;
+  MotionNotify: number;
+  FakeInput(type: number, detail: number, time: number, window: number, x: number, y: number): void;
+}
+
+const BUTTONS: Record<MouseButton, number> = { left: 1, middle: 2, right: 3 };
+const WHEEL: Record<ScrollDirection, number> = { up: 4, down: 5, left: 6, right: 7 };
+/** Motion events between the ends of a drag: toolkits start a drag only after seeing the pointer move. */
+const DRAG_STEPS = 10;
+const DRAG_STEP_MS = 2;
+
+interface InputState {
+  xtest: Xtest;
+  keymap: Keymap;
+}
+
+const states = new WeakMap<X11Connection, Promise<InputState>>();
+
+function stateOf(conn: X11Connection): Promise<InputState> {
+  let state = states.get(conn);
+  if (!state) {
+    state = (async () => {
+      const xtest = await conn.extension<Xtest>('xtest');
+      if (!xtest)
+        throw new DriverError('missing_tool', `X display ${conn.display} lacks the XTEST extension`);
+      return { xtest, keymap: await Keymap.load(conn) };
+    })();
+    states.set(conn, state);
+    state.catch(() => states.delete(conn));
+  }
+  return state;
+}
+
+export function checkPoint(conn: X11Connection, x: number, y: number): void {
+  if (!Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= conn.width || y >= conn.height) {
+    throw new DriverError(
+      'invalid_argument',
+      `point (${x}, ${y}) is outside the ${conn.width}×${conn.height} screen (integers from 0)`,
+    );
+  }
+}
+
+function buttonOf(button: MouseButton | undefined): number {
+  const b = BUTTONS[button ?? 'left'];
+  if (b === undefined) throw new DriverError('invalid_argument', `unknown mouse button "${String(button)}"`);
+  return b;
+}
+
+export class Input {
+  readonly #conn: X11Connection;
+
+  constructor(conn: X11Connection) {
+    this.#conn = conn;
+  }
+
+  async move(x: number, y: number): Promise<void> {
+    checkPoint(this.#conn, x, y);
+    const { xtest } = await stateOf(this.#conn);
+    this.#motion(xtest, x, y);
+    await this.#conn.sync();
+  }
+
+  async click(x: number, y: number, button?: MouseButton, double = false): Promise<void> {
+    checkPoint(this.#conn, x, y);
+    const b = buttonOf(button);
+    const { xtest } = await stateOf(this.#conn);
+    this.#motion(xtest, x, y);
+    for (let i = 0; i < (double ? 2 : 1); i++) {
+      xtest.FakeInput(xtest.ButtonPress, b, 0, 0, 0, 0);
+      xtest.FakeInput(xtest.ButtonRelease, b, 0, 0, 0, 0);
+    }
+    await this.#conn.sync();
+  }
+
+  async drag(
+    from: { x: number; y: number },
+    to: { x: number; y: number },
+    button?: MouseButton,
+  ): Promise<void> {
+    checkPoint(this.#conn, from.x, from.y);
+    checkPoint(this.#conn, to.x, to.y);
+    const b = buttonOf(button);
+    const { xtest } = await stateOf(this.#conn);
+    this.#motion(xtest, from.x, from.y);
+    xtest.FakeInput(xtest.ButtonPress, b, 0, 0, 0, 0);
+    try {
+      for (let i = 1; i <= DRAG_STEPS; i++) {
+        await this.#conn.sync();
+        await sleep(DRAG_STEP_MS);
+        const x = Math.round(from.x + ((to.x - from.x) * i) / DRAG_STEPS);
+        const y = Math.round(from.y + ((to.y - from.y) * i) / DRAG_STEPS);
+        this.#motion(xtest, x, y);
+      }
+    } finally {
+      xtest.FakeInput(xtest.ButtonRelease, b, 0, 0, 0, 0);
+    }
+    await this.#conn.sync();
+  }
+
+  async scroll(x: number, y: number, direction: ScrollDirection, amount: number): Promise<void> {
+    checkPoint(this.#conn, x, y);
+    const wheel = WHEEL[direction];
+    if (wheel === undefined)
+      throw new DriverError('invalid_argument', `unknown scroll direction "${String(direction)}"`);
+    if (!Number.isInteger(amount) || amount < 0 || amount > 1000) {
+      throw new DriverError(
+        'invalid_argument',
+        `scroll amount must be an integer from 0 to 1000, got ${amount}`,
+      );
+    }
+    const { xtest } = await stateOf(this.#conn);
+    this.#motion(xtest, x, y);
+    for (let i = 0; i < amount; i++) {
+      xtest.FakeInput(xtest.ButtonPress, wheel, 0, 0, 0, 0);
+      xtest.FakeInput(xtest.ButtonRelease, wheel, 0, 0, 0, 0);
+    }
+    await this.#conn.sync();
+  }
+
+  async position(): Promise<{ x: number; y: number }> {
+    const conn = this.#conn;
+    const p = await conn.request<{ rootX: number; rootY: number }>('QueryPointer', (reply) =>
+      conn.client.QueryPointer(conn.root, reply),
+    );
+    return { x: p.rootX, y: p.rootY };
+  }
+
+  /** Types keysyms one keystroke each, `delayMs` apart (0: all sent at once, one round trip). */
+  async type(keysyms: number[], delayMs = 0): Promise<void> {
+    if (!Number.isFinite(delayMs) || delayMs < 0 || delayMs > 10_000) {
+      throw new DriverError('invalid_argument', `delay must be 0–10000 ms, got ${delayMs}`);
+    }
+    const { xtest, keymap } = await stateOf(this.#conn);
+    for (let i = 0; i < keysyms.length; i++) {
+      await this.#chord(xtest, keymap, { held: [], key: keysyms[i] as number });
+      if (delayMs > 0 && i < keysyms.length - 1) {
+        await this.#conn.sync();
+        await sleep(delayMs);
+      }
+    }
+    await this.#conn.sync();
+  }
+
+  async press(chord: Chord): Promise<void> {
+    const { xtest, keymap } = await stateOf(this.#conn);
+    await this.#chord(xtest, keymap, chord);
+    await this.#conn.sync();
+  }
+
+  #motion(xtest: Xtest, x: number, y: number): void {
+    xtest.FakeInput(xtest.MotionNotify, 0, 0, this.#conn.root, x, y);
+  }
+
+  /** Holds `held`, presses `key` (with Shift if the key sits on the shifted level), releases in reverse. */
+  async #chord(xtest: Xtest, keymap: Keymap, chord: Chord): Promise<void> {
+    const held = await Promise.all(chord.held.map((ks) => keymap.keycode(ks)));
+    const key = await keymap.keycode(chord.key);
+    const down = held.map((k) => k.keycode);
+    if (key.shifted) {
+      const shift = (await keymap.keycode(0xffe1)).keycode;
+      if (!down.includes(shift)) down.push(shift);
+    }
+    for (const k of down) xtest.FakeInput(xtest.KeyPress, k, 0, 0, 0, 0);
+    xtest.FakeInput(xtest.KeyPress, key.keycode, 0, 0, 0, 0);
+    xtest.FakeInput(xtest.KeyRelease, key.keycode, 0, 0, 0, 0);
+    for (const k of down.reverse()) xtest.FakeInput(xtest.KeyRelease, k, 0, 0, 0, 0);
+  }
+}

@@ -1,0 +1,203 @@
+// One long-running X11 connection to a VM's display, with promise-returning requests. Every request
+// is bounded by a deadline, and every pending request fails when the connection drops, so a dead or
+// restarted Xvfb never leaves a caller waiting. `X11Link` re-opens the connection on the next call.
+import x11, { type X11Client, type X11Display } from 'x11';
+import { DriverError } from '../driver.ts';
+import { readCookie, type X11Cookie } from './x11-auth.ts';
+
+const REQUEST_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 5_000;
+
+type Reply<T> = (err: Error | null | undefined, value: T) => boolean;
+
+export class X11Connection {
+  readonly display: string;
+  readonly client: X11Client;
+  readonly root: number;
+  readonly width: number;
+  readonly height: number;
+  readonly minKeycode: number;
+  readonly maxKeycode: number;
+  #closed = false;
+  readonly #pending = new Set<(err: Error) => void>();
+  readonly #extensions = new Map<string, Promise<unknown>>();
+  readonly #atoms = new Map<string, Promise<number>>();
+
+  private constructor(display: string, info: X11Display) {
+    const screen = info.screen[0];
+    if (!screen) throw new DriverError('unreachable', `display ${display} has no screen`);
+    this.display = display;
+    this.client = info.client;
+    this.root = screen.root;
+    this.width = screen.pixel_width;
+    this.height = screen.pixel_height;
+    this.minKeycode = info.min_keycode;
+    this.maxKeycode = info.max_keycode;
+    const onGone = (): void =>
+      this.#fail(new DriverError('unreachable', `X display ${display} closed the connection`));
+    this.client.stream.on('close', onGone);
+    this.client.on('end', onGone);
+    // Errors of requests with a reply reach their callers; an error of a one-way request (XTEST input)
+    // has no caller to reach and is visible as its missing effect. Listening keeps them from crashing
+    // the server process.
+    this.client.on('error', () => {});
+  }
+
+  static open(display: string, cookie: X11Cookie): Promise<X11Connection> {
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const timer = setTimeout(() => {
+        settled = true;
+        client.stream?.destroy();
+        reject(
+          new DriverError(
+            'unreachable',
+            `X display ${display} did not answer within ${CONNECT_TIMEOUT_MS} ms`,
+          ),
+        );
+      }, CONNECT_TIMEOUT_MS);
+      const client = x11.createClient({ display, auth: cookie }, (err, info) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (err) {
+          reject(new DriverError('unreachable', `cannot open X display ${display}: ${err.message}`));
+          return;
+        }
+        try {
+          resolve(new X11Connection(display, info));
+        } catch (e) {
+          client.stream?.destroy();
+          reject(e);
+        }
+      });
+      // Before setup completes, stream errors come through the callback; afterwards through the listener above.
+      client.on('error', () => {});
+    });
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Issues one request that has a reply. `send` receives the callback to pass to the x11 method.
+   * Rejects on an X error, on the deadline (the connection is then dropped: a server that stops
+   * answering is not trusted with the next request), or when the connection closes.
+   */
+  request<T>(what: string, send: (reply: Reply<T>) => void): Promise<T> {
+    if (this.#closed)
+      return Promise.reject(new DriverError('unreachable', `X display ${this.display} is closed`));
+    return new Promise<T>((resolve, reject) => {
+      const fail = (err: Error): void => {
+        clearTimeout(timer);
+        this.#pending.delete(fail);
+        reject(err);
+      };
+      const timer = setTimeout(() => {
+        fail(
+          new DriverError(
+            'timeout',
+            `X request ${what} on ${this.display} took over ${REQUEST_TIMEOUT_MS} ms`,
+          ),
+        );
+        this.close();
+      }, REQUEST_TIMEOUT_MS);
+      this.#pending.add(fail);
+      send((err, value) => {
+        if (!this.#pending.has(fail)) return true;
+        clearTimeout(timer);
+        this.#pending.delete(fail);
+        if (err) reject(new DriverError('command_failed', `X request ${what} failed: ${err.message}`, what));
+        else resolve(value);
+        return true;
+      });
+    });
+  }
+
+  /** Round trip: resolves once the server has processed every request sent before it. */
+  sync(): Promise<void> {
+    return this.request('GetInputFocus', (reply) => this.client.GetInputFocus(reply)).then(() => undefined);
+  }
+
+  /** Loads an X extension once per connection; undefined when the server lacks it. */
+  extension<T>(name: string): Promise<T | undefined> {
+    let ext = this.#extensions.get(name);
+    if (!ext) {
+      ext = this.request<unknown>(`QueryExtension ${name}`, (reply) =>
+        this.client.require(name, reply),
+      ).catch((err: unknown) => {
+        if (err instanceof DriverError && err.code !== 'command_failed') throw err;
+        return undefined;
+      });
+      this.#extensions.set(name, ext);
+    }
+    return ext as Promise<T | undefined>;
+  }
+
+  atom(name: string): Promise<number> {
+    let atom = this.#atoms.get(name);
+    if (!atom) {
+      atom = this.request<number>(`InternAtom ${name}`, (reply) =>
+        this.client.InternAtom(false, name, reply),
+      );
+      this.#atoms.set(name, atom);
+    }
+    return atom;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#fail(new DriverError('unreachable', `X display ${this.display} connection closed`));
+    this.client.stream.destroy();
+  }
+
+  #fail(err: Error): void {
+    this.#closed = true;
+    for (const fail of [...this.#pending]) fail(err);
+  }
+}
+
+/**
+ * The connection of one VM, opened on first use and re-opened after it drops (Xvfb restarted for a
+ * fresh clone gets a new cookie, so the cookie is read again on every open).
+ */
+export class X11Link {
+  readonly #display: string;
+  readonly #xauthority: string;
+  #current: Promise<X11Connection> | undefined;
+
+  constructor(display: string | number, xauthority: string) {
+    this.#display = typeof display === 'number' ? `:${display}` : display;
+    this.#xauthority = xauthority;
+  }
+
+  async get(): Promise<X11Connection> {
+    const current = this.#current;
+    if (current) {
+      const conn = await current.catch(() => undefined);
+      if (conn && !conn.closed) return conn;
+      // Another caller may have re-opened it meanwhile: share that attempt.
+      if (this.#current !== current) return this.get();
+    }
+    return this.#open();
+  }
+
+  #open(): Promise<X11Connection> {
+    const opening = readCookie(this.#xauthority, this.#display).then((cookie) =>
+      X11Connection.open(this.#display, cookie),
+    );
+    // Concurrent callers share one attempt; a failed attempt is retried by the next call.
+    this.#current = opening;
+    return opening;
+  }
+
+  close(): void {
+    const current = this.#current;
+    this.#current = undefined;
+    current?.then(
+      (conn) => conn.close(),
+      () => {},
+    );
+  }
+}
