@@ -1,0 +1,171 @@
+// What a (re)starting host does with what an earlier incarnation left, deterministically:
+//
+// - A VM record whose slot claim is still ours is adopted. If it was running and every one of its
+//   desktop processes is alive (same PID, same program, in the VM's cgroup) and answers (X display,
+//   RFB, SSH), it stays running and its processes are tracked by PID; otherwise all of its processes
+//   are killed and it is adopted as stopped, its disk kept. If its tmpfs is gone (the machine
+//   rebooted), its disk delta is gone too: it gets a fresh disk from its image, stopped.
+// - A VM record whose slot now belongs to someone else (or whose user changed) is dropped.
+// - A record that cannot be read (a crash mid-create) is removed.
+// - A slot claim of ours with no VM record is swept (processes killed, mounts removed) and released.
+// - A claim of another driver whose process is gone and whose data dir no longer exists (a test that
+//   died) is swept and released; one whose data dir still exists is left for that driver to adopt.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { VmCgroup } from './cgroups.ts';
+import { ownerAlive } from './claims.ts';
+import type { VmEntry } from './host.ts';
+import { ensureUserLower } from './image.ts';
+import { isMounted, mountHome, unmount } from './overlay.ts';
+import { greets } from './probe.ts';
+import type { ProcessTracker } from './runner.ts';
+import { powerOff, type DesktopProcess } from './vm-boot.ts';
+import { loadRecords, saveRecord, vmPaths, type VmPaths, type VmRecord } from './vm-record.ts';
+import { destroyVmFiles, sweepSlot, vmCgroup, type SetupContext } from './vm-setup.ts';
+import { findUser } from './vm-user.ts';
+import { XProbe } from './x-probe.ts';
+
+/** The program (as /proc/PID/comm shows it) behind each desktop process. */
+export const DESKTOP_PROGRAMS: Record<DesktopProcess, string> = {
+  xvfb: 'Xvfb',
+  bus: 'dbus-daemon',
+  wm: 'openbox',
+  vnc: 'x11vnc',
+  sshd: 'sshd',
+};
+
+export async function adoptVms(
+  ctx: SetupContext,
+  tracker: ProcessTracker,
+  log: (m: string) => void,
+): Promise<VmEntry[]> {
+  const entries: VmEntry[] = [];
+  for (const { dir, record } of loadRecords(ctx.hostDir)) {
+    const entry = await adoptOne(ctx, tracker, log, dir, record);
+    if (entry) entries.push(entry);
+  }
+  const kept = new Set(entries.map((e) => e.record.slot));
+  for (const c of ctx.slots.all()) {
+    const ours = c.dataDir === ctx.dataDir && c.host === ctx.hostName;
+    if (ours && !kept.has(c.slot)) {
+      log(`linux host ${ctx.hostName}: releasing slot ${c.slot}, claimed for VM ${c.vm} that never finished`);
+      await sweepSlot(ctx, c);
+      rmSync(join(ctx.globalDir, 'auth', `${c.slot}.pub`), { force: true });
+      ctx.slots.release(c);
+    } else if (!ours && !ownerAlive(c) && !existsSync(c.dataDir)) {
+      const taken = ctx.slots.takeStale(c);
+      if (!taken) continue;
+      log(`linux host ${ctx.hostName}: sweeping slot ${c.slot} of a dead driver (${c.dataDir})`);
+      await sweepSlot(ctx, taken);
+      rmSync(join(ctx.globalDir, 'auth', `${c.slot}.pub`), { force: true });
+    }
+  }
+  return entries;
+}
+
+async function adoptOne(
+  ctx: SetupContext,
+  tracker: ProcessTracker,
+  log: (m: string) => void,
+  dir: string,
+  record: VmRecord | undefined,
+): Promise<VmEntry | undefined> {
+  const say = (m: string) => log(`linux host ${ctx.hostName}: VM ${basename(dir)}: ${m}`);
+  if (!record) {
+    say('unreadable record (interrupted create); removing it');
+    await unmount(join(dir, 'disk'));
+    rmSync(dir, { recursive: true, force: true });
+    return undefined;
+  }
+  const paths = vmPaths(ctx.hostDir, ctx.globalDir, record);
+  const claim = ctx.slots.read(record.slot);
+  if (!claim || claim.dataDir !== ctx.dataDir || claim.host !== ctx.hostName || claim.vm !== record.name) {
+    say(`slot ${record.slot} is no longer ours; dropping the VM`);
+    await unmount(paths.disk);
+    rmSync(dir, { recursive: true, force: true });
+    return undefined;
+  }
+  const cgroup = vmCgroup(ctx, record.user);
+  const user = findUser(record.user);
+  if (!user || user.uid !== record.uid) {
+    say(`user ${record.user} changed; dropping the VM`);
+    await sweepSlot(ctx, claim);
+    await destroyVmFiles(ctx, { slot: record.slot, home: record.home, cgroup, paths });
+    ctx.slots.release(claim);
+    return undefined;
+  }
+  const entry: VmEntry = {
+    record,
+    paths,
+    cgroup,
+    claim: ctx.slots.update(claim),
+    procs: {},
+    stopping: false,
+  };
+  cgroup.create();
+  cgroup.setLimits({ cpu: record.cpu, memoryGiB: record.memoryGiB, pidsMax: ctx.pidsMax });
+  if (!isMounted(paths.disk) || !isMounted(record.home)) {
+    say('its disk is gone (machine restarted?); it gets a fresh one from its image');
+    await stopAll(entry);
+    await unmount(record.home);
+    await unmount(paths.disk);
+    entry.record.lower = ensureUserLower(ctx.imagesDir, record.image, record.uid, record.gid);
+    await mountHome({
+      ...entry.record,
+      lower: entry.record.lower,
+      disk: paths.disk,
+      sizeGiB: record.diskGiB,
+    });
+  } else if (record.state === 'running') {
+    const pids = await liveDesktop(record, paths, cgroup);
+    if (pids) {
+      for (const [k, pid] of Object.entries(pids) as [DesktopProcess, number][]) {
+        entry.procs[k] = tracker.adopt(DESKTOP_PROGRAMS[k], pid);
+      }
+      say('still running; adopted');
+    } else {
+      say('was running but its desktop does not answer; powered off, disk kept');
+      await stopAll(entry);
+    }
+  }
+  saveRecord(paths, entry.record);
+  return entry;
+}
+
+async function stopAll(e: VmEntry): Promise<void> {
+  await powerOff({ cgroup: e.cgroup, uid: e.record.uid, procs: [], runtimeDir: e.paths.runtimeDir });
+  const { display: _d, pids: _p, ...rest } = e.record;
+  e.record = { ...rest, state: 'stopped' };
+}
+
+/** The PIDs of a running VM's desktop if every process is the right program in its cgroup and answers. */
+async function liveDesktop(
+  r: VmRecord,
+  p: VmPaths,
+  cgroup: VmCgroup,
+): Promise<Record<DesktopProcess, number> | undefined> {
+  const pids = r.pids ?? {};
+  const members = new Set(cgroup.pids());
+  for (const [k, program] of Object.entries(DESKTOP_PROGRAMS)) {
+    const pid = pids[k];
+    if (pid === undefined || !members.has(pid) || comm(pid) !== program) return undefined;
+  }
+  if (!r.display) return undefined;
+  try {
+    const cookie = readFileSync(p.xauthority).subarray(-16);
+    (await XProbe.connect(r.display, cookie)).close();
+  } catch {
+    return undefined;
+  }
+  if (!(await greets(r.ip, r.vncPort, 'RFB ')) || !(await greets(r.ip, r.sshPort, 'SSH-2.0-')))
+    return undefined;
+  return pids as Record<DesktopProcess, number>;
+}
+
+function comm(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}

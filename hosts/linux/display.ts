@@ -1,0 +1,221 @@
+// A VM's screen: Xvfb (its own cookie, no TCP, -noreset), a session bus and openbox running as the VM
+// user, and x11vnc bound to the VM's own address only. Readiness is observed, never slept on: Xvfb
+// reports its display number on -displayfd once it accepts clients, openbox is up when it owns the
+// WM_S0 selection, x11vnc when it greets an RFB client.
+import { randomBytes } from 'node:crypto';
+import { chownSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { DriverError } from '../driver.ts';
+import type { VmCgroup } from './cgroups.ts';
+import { greets, waitReady } from './probe.ts';
+import { type ProcessTracker, type TrackedProcess } from './runner.ts';
+import { XProbe } from './x-probe.ts';
+
+export interface DesktopUser {
+  user: string;
+  uid: number;
+  gid: number;
+  home: string;
+}
+
+export interface ScreenSpec {
+  vmUser: DesktopUser;
+  cgroup: VmCgroup | undefined;
+  runtimeDir: string;
+  xauthority: string;
+  width: number;
+  height: number;
+}
+
+/** Writes a cookie file with one wildcard entry (any address, any display number): `xauth add` without a spawn. */
+export function writeXauthority(file: string, uid: number, gid: number): Buffer {
+  const cookie = randomBytes(16);
+  const field = (v: Buffer) => {
+    const len = Buffer.alloc(2);
+    len.writeUInt16BE(v.length);
+    return Buffer.concat([len, v]);
+  };
+  const family = Buffer.from([0xff, 0xff]);
+  const entry = Buffer.concat([
+    family,
+    field(Buffer.alloc(0)),
+    field(Buffer.alloc(0)),
+    field(Buffer.from('MIT-MAGIC-COOKIE-1')),
+    field(cookie),
+  ]);
+  writeFileSync(file, entry, { mode: 0o600 });
+  chownSync(file, uid, gid);
+  return cookie;
+}
+
+/** The environment of a process of the VM's desktop session. */
+export function sessionEnv(s: ScreenSpec, display: string): NodeJS.ProcessEnv {
+  return {
+    HOME: s.vmUser.home,
+    USER: s.vmUser.user,
+    LOGNAME: s.vmUser.user,
+    SHELL: '/bin/bash',
+    PATH: `${s.vmUser.home}/.local/bin:/usr/local/bin:/usr/bin:/bin`,
+    LANG: 'C.UTF-8',
+    DISPLAY: display,
+    XAUTHORITY: s.xauthority,
+    XDG_RUNTIME_DIR: s.runtimeDir,
+    DBUS_SESSION_BUS_ADDRESS: `unix:path=${s.runtimeDir}/bus`,
+  };
+}
+
+function wrapped(s: ScreenSpec, command: string, args: string[], asUser: boolean) {
+  const as = asUser ? { uid: s.vmUser.uid, gid: s.vmUser.gid } : undefined;
+  if (s.cgroup) return s.cgroup.wrap(command, args, as);
+  if (!as) return { command, args };
+  return {
+    command: 'setpriv',
+    args: [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--clear-groups', '--', command, ...args],
+  };
+}
+
+/** Starts Xvfb as the VM user; resolves with its display (e.g. `:3`) once it accepts clients. */
+export async function startXvfb(
+  tracker: ProcessTracker,
+  s: ScreenSpec,
+  timeoutMs = 5000,
+): Promise<{ proc: TrackedProcess; display: string }> {
+  const args = [
+    '-displayfd', '3',
+    '-screen', '0', `${s.width}x${s.height}x24`,
+    '-auth', s.xauthority,
+    '-noreset',
+    '-nolisten', 'tcp',
+  ]; // prettier-ignore
+  const cmd = wrapped(s, 'Xvfb', args, true);
+  const env = { PATH: process.env.PATH, HOME: s.vmUser.home, XDG_RUNTIME_DIR: s.runtimeDir };
+  const proc = await tracker.start(cmd.command, cmd.args, { label: 'Xvfb', env, extraFds: 1 });
+  try {
+    const num = await readDisplayNumber(proc, timeoutMs);
+    return { proc, display: `:${num}` };
+  } catch (e) {
+    proc.kill();
+    throw e;
+  }
+}
+
+function readDisplayNumber(proc: TrackedProcess, timeoutMs: number): Promise<number> {
+  const fd = proc.child?.stdio[3] as Readable | undefined;
+  if (!fd) return Promise.reject(new DriverError('command_failed', 'Xvfb: no -displayfd pipe', 'Xvfb'));
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(
+      () => reject(new DriverError('timeout', `Xvfb not ready within ${timeoutMs} ms`, 'Xvfb')),
+      timeoutMs,
+    );
+    fd.on('data', (b: Buffer) => {
+      text += b.toString();
+      const m = /^(\d+)\n/.exec(text);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    void proc.exited.then(() => {
+      clearTimeout(timer);
+      reject(proc.diedError());
+    });
+  });
+}
+
+/**
+ * Starts the session bus and openbox as the VM user; resolves once openbox manages the screen.
+ * The bus lives at $XDG_RUNTIME_DIR/bus, where GTK apps (and SSH sessions) look for it by default.
+ */
+export async function startSession(
+  tracker: ProcessTracker,
+  s: ScreenSpec,
+  display: string,
+  cookie: Buffer,
+  timeoutMs = 5000,
+): Promise<{ bus: TrackedProcess; wm: TrackedProcess }> {
+  const env = sessionEnv(s, display);
+  const busArgs = [
+    '--session',
+    `--address=unix:path=${s.runtimeDir}/bus`,
+    '--nofork',
+    '--nopidfile',
+    '--nosyslog',
+  ];
+  const busCmd = wrapped(s, 'dbus-daemon', busArgs, true);
+  const bus = await tracker.start(busCmd.command, busCmd.args, {
+    label: 'dbus-daemon',
+    env,
+    cwd: s.vmUser.home,
+  });
+  const wmCmd = wrapped(s, 'openbox', [], true);
+  const wm = await tracker.start(wmCmd.command, wmCmd.args, { label: 'openbox', env, cwd: s.vmUser.home });
+  const x = await XProbe.connect(display, cookie);
+  try {
+    const wmSelection = await x.internAtom('WM_S0');
+    await Promise.all([
+      waitReady('openbox', wm, async () => (await x.selectionOwner(wmSelection)) !== 0, timeoutMs),
+      waitReady('session bus', bus, async () => existsSync(`${s.runtimeDir}/bus`), timeoutMs),
+    ]);
+  } catch (e) {
+    bus.kill();
+    wm.kill();
+    throw e;
+  } finally {
+    x.close();
+  }
+  return { bus, wm };
+}
+
+export interface VncSpec {
+  ip: string;
+  port: number;
+  password: string;
+}
+
+/**
+ * Starts x11vnc as the VM user (so that its MIT-SHM segments are the user's, which the user's Xvfb
+ * can attach and teardown can find) on the VM's address only; resolves once it greets. The password
+ * reaches it through a file in the VM's runtime dir that x11vnc deletes after reading (`rm:`), never
+ * through argv. The VM's own user can learn its own VNC password (it could read x11vnc's memory
+ * anyway); no other VM can.
+ */
+export async function startVnc(
+  tracker: ProcessTracker,
+  s: ScreenSpec,
+  display: string,
+  v: VncSpec,
+  timeoutMs = 5000,
+): Promise<TrackedProcess> {
+  const passwordFile = join(s.runtimeDir, `vnc-password-${randomBytes(4).toString('hex')}`);
+  writeFileSync(passwordFile, `${v.password}\n`, { mode: 0o600 });
+  chownSync(passwordFile, s.vmUser.uid, s.vmUser.gid);
+  const args = [
+    '-display', display,
+    '-auth', s.xauthority,
+    '-passwdfile', `rm:${passwordFile}`,
+    '-listen', v.ip,
+    '-rfbport', String(v.port),
+    // x11vnc listens on [::] even with -noipv6 and -listen unless the IPv6 port is disabled too.
+    '-rfbportv6', '-1',
+    '-noipv6',
+    '-forever',
+    '-shared',
+    '-norc',
+    '-nolookup',
+    '-quiet',
+  ]; // prettier-ignore
+  const cmd = wrapped(s, 'x11vnc', args, true);
+  const env = { PATH: process.env.PATH, HOME: s.vmUser.home, XDG_RUNTIME_DIR: s.runtimeDir };
+  const proc = await tracker.start(cmd.command, cmd.args, { label: 'x11vnc', env, cwd: s.vmUser.home });
+  try {
+    await waitReady(`x11vnc on ${v.ip}:${v.port}`, proc, () => greets(v.ip, v.port, 'RFB '), timeoutMs);
+  } catch (e) {
+    proc.kill();
+    throw e;
+  } finally {
+    rmSync(passwordFile, { force: true });
+  }
+  return proc;
+}

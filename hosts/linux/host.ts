@@ -1,0 +1,415 @@
+// The lifecycle half of the linux driver: this machine as one "Mac" whose VMs are real Linux desktops.
+//
+// Consistency model: every operation on a VM runs under that VM's own lock (operations on one VM are
+// serialized, different VMs proceed in parallel); creates additionally hold the host lock while they
+// count and claim, so maxVms holds. The on-disk record of a VM is written after each state change,
+// and the machine-wide slot claim is taken before anything else exists and released last, so a crash
+// at any point leaves something the next start either adopts or sweeps (see `adopt.ts`).
+import { IMAGES, MAC_PROFILES } from '../../crds/mac-models.ts';
+import type { MacModel } from '../../crds/index.ts';
+import {
+  DriverError,
+  type DeltaInfo,
+  type Guest,
+  type Host,
+  type HostInfo,
+  type VmCreateSpec,
+  type VmInfo,
+} from '../driver.ts';
+import { adoptVms } from './adopt.ts';
+import { ownerAlive, type SlotClaim } from './claims.ts';
+import { exportDelta, importDelta } from './delta.ts';
+import { Mutex, KeyedMutex } from './mutex.ts';
+import type { ProcessTracker, TrackedProcess } from './runner.ts';
+import { bootDesktop, powerOff, type DesktopProcess } from './vm-boot.ts';
+import { destroyVmFiles, provisionVm, sweepSlot, type SetupContext } from './vm-setup.ts';
+import { saveRecord, type VmPaths, type VmRecord } from './vm-record.ts';
+import type { VmCgroup } from './cgroups.ts';
+import type { LinuxVmRuntime } from './vm-runtime.ts';
+
+type GuestModule = typeof import('./guest.ts');
+
+export interface LinuxHostOptions {
+  model: MacModel;
+  maxVms: number;
+  width: number;
+  height: number;
+  now: () => Date;
+  log: (msg: string) => void;
+}
+
+/** One VM as the host holds it in memory. */
+export interface VmEntry {
+  record: VmRecord;
+  paths: VmPaths;
+  cgroup: VmCgroup;
+  claim: SlotClaim;
+  procs: Partial<Record<DesktopProcess, TrackedProcess>>;
+  runtime?: LinuxVmRuntime;
+  guest?: Guest & { close?: () => Promise<void> };
+  /** Set while we stop the VM ourselves, so that the exits we cause are not taken for a crash. */
+  stopping: boolean;
+  lastActivity?: Date;
+}
+
+const NAME = /^[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?$/;
+
+export class LinuxHost implements Host {
+  #ctx: SetupContext | undefined;
+  readonly #opts: LinuxHostOptions;
+  readonly #tracker: ProcessTracker;
+  readonly #vms = new Map<string, VmEntry>();
+  readonly #vmLock = new KeyedMutex();
+  readonly #hostLock = new Mutex();
+  readonly #ready: Promise<void>;
+  #guestModule: GuestModule | undefined;
+  #guestLoadError: unknown;
+
+  constructor(ctx: Promise<SetupContext>, tracker: ProcessTracker, opts: LinuxHostOptions) {
+    this.#tracker = tracker;
+    this.#opts = opts;
+    this.#ready = ctx.then((c) => {
+      this.#ctx = c;
+      return this.#start();
+    });
+    // A failed start is reported by every call; it must not also be an unhandled rejection.
+    this.#ready.catch(() => undefined);
+  }
+
+  /** Machine and driver settings; only read after the host is ready. */
+  get ctx(): SetupContext {
+    if (!this.#ctx) throw new DriverError('unreachable', 'linux host is still starting');
+    return this.#ctx;
+  }
+
+  async #start(): Promise<void> {
+    await this.#loadGuest();
+    for (const entry of await adoptVms(this.ctx, this.#tracker, this.#opts.log)) {
+      this.#vms.set(entry.record.name, entry);
+      if (entry.record.state === 'running') this.#running(entry);
+    }
+  }
+
+  async #loadGuest(): Promise<void> {
+    if (this.#guestModule) return;
+    try {
+      this.#guestModule = await import('./guest.ts');
+    } catch (e) {
+      this.#guestLoadError = e;
+    }
+  }
+
+  #profile() {
+    return MAC_PROFILES[this.#opts.model];
+  }
+
+  async info(): Promise<HostInfo> {
+    await this.#ready;
+    const p = this.#profile();
+    return {
+      model: this.#opts.model,
+      cores: p.cores,
+      memoryGiB: p.memoryGiB,
+      diskGiB: p.diskGiB,
+      images: Object.values(IMAGES).map((i) => ({ name: i.name, diskGiB: i.diskGiB })),
+      maxVms: this.#opts.maxVms,
+    };
+  }
+
+  async listVms(): Promise<VmInfo[]> {
+    await this.#ready;
+    return [...this.#vms.values()].map((e) => vmInfo(e.record)).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  async createVm(spec: VmCreateSpec): Promise<VmInfo> {
+    await this.#ready;
+    const diskGiB = this.#validateCreate(spec);
+    return this.#vmLock.run(spec.name, () =>
+      this.#hostLock.run(async () => {
+        const old = this.#vms.get(spec.name);
+        if (old) await this.#destroy(old);
+        if (this.#vms.size >= this.#opts.maxVms) {
+          throw new DriverError('capacity', `host has its maximum of ${this.#opts.maxVms} VMs`);
+        }
+        const claim = await this.#claimSlot(spec.name);
+        try {
+          const made = await provisionVm(this.ctx, { ...spec, diskGiB }, claim);
+          this.#vms.set(spec.name, { ...made, procs: {}, stopping: false });
+          return vmInfo(made.record);
+        } catch (e) {
+          this.ctx.slots.release(claim);
+          throw e;
+        }
+      }),
+    );
+  }
+
+  #validateCreate(spec: VmCreateSpec): number {
+    if (typeof spec.name !== 'string' || !NAME.test(spec.name)) {
+      throw new DriverError(
+        'invalid_argument',
+        `bad VM name ${JSON.stringify(spec.name)}: lowercase letters, digits, '.', '-'`,
+      );
+    }
+    const image = Object.values(IMAGES).find((i) => i.name === spec.image);
+    if (!image) throw new DriverError('not_found', `image ${spec.image} is not on this host`);
+    this.#validateSize(spec);
+    return image.diskGiB;
+  }
+
+  #validateSize(size: { cpu: number; memoryGiB: number }): void {
+    const p = this.#profile();
+    if (!Number.isInteger(size.cpu) || size.cpu < 1 || size.cpu > p.cores) {
+      throw new DriverError(
+        'invalid_argument',
+        `cpu must be an integer from 1 to ${p.cores}, got ${size.cpu}`,
+      );
+    }
+    if (!Number.isInteger(size.memoryGiB) || size.memoryGiB < 1 || size.memoryGiB > p.memoryGiB) {
+      throw new DriverError(
+        'invalid_argument',
+        `memoryGiB must be an integer from 1 to ${p.memoryGiB}, got ${size.memoryGiB}`,
+      );
+    }
+  }
+
+  /** A free machine-wide slot, or one taken back from a dead owner. */
+  async #claimSlot(vm: string): Promise<SlotClaim> {
+    const what = { dataDir: this.ctx.dataDir, host: this.ctx.hostName, vm, mounts: [] };
+    const free = this.ctx.slots.claim(what);
+    if (free) return free;
+    for (const stale of this.ctx.slots.all()) {
+      if (ownerAlive(stale) || (stale.dataDir === this.ctx.dataDir && stale.host === this.ctx.hostName))
+        continue;
+      const taken = this.ctx.slots.takeStale(stale);
+      if (!taken) continue;
+      await sweepSlot(this.ctx, taken);
+      const claim = this.ctx.slots.claim(what);
+      if (claim) return claim;
+    }
+    throw new DriverError('capacity', `no free VM slot on this machine (${this.ctx.slots.maxSlot} in use)`);
+  }
+
+  async resizeVm(name: string, size: { cpu: number; memoryGiB: number }): Promise<void> {
+    await this.#ready;
+    this.#validateSize(size);
+    await this.#vmLock.run(name, async () => {
+      const e = this.#get(name);
+      if (e.record.state !== 'stopped')
+        throw new DriverError('invalid_argument', `VM ${name} must be stopped to resize`);
+      e.cgroup.setLimits({ cpu: size.cpu, memoryGiB: size.memoryGiB, pidsMax: this.ctx.pidsMax });
+      e.record = { ...e.record, cpu: size.cpu, memoryGiB: size.memoryGiB };
+      saveRecord(e.paths, e.record);
+    });
+  }
+
+  async startVm(name: string): Promise<VmInfo> {
+    await this.#ready;
+    return this.#vmLock.run(name, async () => {
+      const e = this.#get(name);
+      if (e.record.state === 'running') return vmInfo(e.record);
+      this.#checkRoom(e);
+      const booted = await bootDesktop(this.#tracker, e.record, e.paths, e.cgroup, this.#opts);
+      e.procs = booted.procs;
+      const pids = Object.fromEntries(Object.entries(booted.procs).map(([k, p]) => [k, p.pid]));
+      e.record = { ...e.record, state: 'running', display: booted.display, pids };
+      saveRecord(e.paths, e.record);
+      this.#running(e);
+      return vmInfo(e.record);
+    });
+  }
+
+  /** Running VMs never add up to more vCPU or memory than the Mac has (what a real Mac enforces). */
+  #checkRoom(e: VmEntry): void {
+    const p = this.#profile();
+    let cpu = e.record.cpu;
+    let mem = e.record.memoryGiB;
+    for (const o of this.#vms.values()) {
+      if (o !== e && o.record.state === 'running') {
+        cpu += o.record.cpu;
+        mem += o.record.memoryGiB;
+      }
+    }
+    if (cpu > p.cores || mem > p.memoryGiB) {
+      throw new DriverError(
+        'capacity',
+        `starting ${e.record.name} would use ${cpu} of ${p.cores} cores and ${mem} of ${p.memoryGiB} GiB`,
+      );
+    }
+  }
+
+  /** Marks a VM as up: its runtime for the guest half, and a watch on its processes. */
+  #running(e: VmEntry): void {
+    const r = e.record;
+    e.runtime = {
+      name: r.name,
+      user: r.user,
+      uid: r.uid,
+      gid: r.gid,
+      home: r.home,
+      ip: r.ip,
+      display: r.display ?? '',
+      xauthority: e.paths.xauthority,
+      vnc: { host: r.ip, port: r.vncPort, password: r.vncPassword },
+      ssh: { host: r.ip, port: r.sshPort, username: r.user, privateKey: r.sshPrivateKey },
+      runtimeDir: e.paths.runtimeDir,
+      dataDir: e.paths.data,
+      width: this.#opts.width,
+      height: this.#opts.height,
+      cgroupPath: e.cgroup.path,
+      touch: () => {
+        e.lastActivity = this.#opts.now();
+      },
+      lastActivity: () => e.lastActivity,
+    };
+    // A desktop process that dies on its own takes the VM down, as a crashed VM would be.
+    for (const proc of Object.values(e.procs)) {
+      void proc.exited.then(() => {
+        if (e.stopping || !Object.values(e.procs).includes(proc) || this.#vms.get(r.name) !== e) return;
+        this.#opts.log(
+          `linux host ${this.ctx.hostName}: VM ${r.name}: ${proc.label} exited (${proc.reason || 'no message'}); stopping the VM`,
+        );
+        void this.stopVm(r.name).catch((err: unknown) =>
+          this.#opts.log(`VM ${r.name}: stop after crash failed: ${String(err)}`),
+        );
+      });
+    }
+  }
+
+  async stopVm(name: string): Promise<void> {
+    await this.#ready;
+    await this.#vmLock.run(name, () => this.#stop(this.#get(name)));
+  }
+
+  async #stop(e: VmEntry): Promise<void> {
+    e.stopping = true;
+    try {
+      const guest = e.guest;
+      e.guest = undefined;
+      e.runtime = undefined;
+      await guest
+        ?.close?.()
+        .catch((err: unknown) => this.#opts.log(`VM ${e.record.name}: guest close: ${String(err)}`));
+      await powerOff({
+        cgroup: e.cgroup,
+        uid: e.record.uid,
+        procs: Object.values(e.procs),
+        ...(e.record.display ? { display: e.record.display } : {}),
+        runtimeDir: e.paths.runtimeDir,
+      });
+      e.procs = {};
+      const { display: _d, pids: _p, ...rest } = e.record;
+      e.record = { ...rest, state: 'stopped' };
+      saveRecord(e.paths, e.record);
+    } finally {
+      e.stopping = false;
+    }
+  }
+
+  /** Idempotent: deleting a VM that does not exist succeeds. */
+  async deleteVm(name: string): Promise<void> {
+    await this.#ready;
+    await this.#vmLock.run(name, async () => {
+      const e = this.#vms.get(name);
+      if (e) await this.#destroy(e);
+    });
+  }
+
+  async #destroy(e: VmEntry): Promise<void> {
+    await this.#stop(e);
+    await destroyVmFiles(this.ctx, {
+      slot: e.record.slot,
+      home: e.record.home,
+      cgroup: e.cgroup,
+      paths: e.paths,
+    });
+    this.ctx.slots.release(e.claim);
+    this.#vms.delete(e.record.name);
+  }
+
+  async exportDelta(name: string, file: string): Promise<DeltaInfo> {
+    await this.#ready;
+    return this.#vmLock.run(name, () => {
+      const e = this.#get(name);
+      return exportDelta(
+        { disk: e.paths.disk, lower: e.record.lower, merged: e.record.home },
+        e.record.image,
+        file,
+      );
+    });
+  }
+
+  async importDelta(name: string, file: string): Promise<void> {
+    await this.#ready;
+    await this.#vmLock.run(name, async () => {
+      const e = this.#get(name);
+      if (e.record.state !== 'stopped')
+        throw new DriverError('invalid_argument', `VM ${name} must be stopped to import a delta`);
+      await importDelta(file, e.record.image, e.record.home, e.record.uid, e.record.gid);
+    });
+  }
+
+  guest(name: string): Guest {
+    const e = this.#vms.get(name);
+    if (!e) throw new DriverError('not_found', `no VM ${name} on host ${this.ctx.hostName}`);
+    if (e.record.state !== 'running' || !e.runtime)
+      throw new DriverError('not_found', `VM ${name} is not running`);
+    if (!e.guest) {
+      if (!this.#guestModule) {
+        throw new DriverError(
+          'command_failed',
+          `linux guest module failed to load: ${String(this.#guestLoadError)}`,
+        );
+      }
+      e.guest = new this.#guestModule.LinuxGuest(e.runtime);
+    }
+    return e.guest;
+  }
+
+  #get(name: string): VmEntry {
+    const e = this.#vms.get(name);
+    if (!e) throw new DriverError('not_found', `no VM ${name} on host ${this.ctx.hostName}`);
+    return e;
+  }
+
+  /** Powers every VM off (and with `discard`, deletes it); used by the driver's close(). */
+  async shutdown(discard: boolean): Promise<void> {
+    try {
+      await this.#ready;
+    } catch {
+      return;
+    }
+    await Promise.all(
+      [...this.#vms.keys()].map((name) =>
+        this.#vmLock.run(name, async () => {
+          const e = this.#vms.get(name);
+          if (!e) return;
+          if (discard) await this.#destroy(e);
+          else await this.#stop(e);
+        }),
+      ),
+    );
+  }
+
+  /** For tests: removes nothing, reports where a VM's parts live. */
+  describe(name: string): { record: VmRecord; paths: VmPaths; cgroup: VmCgroup; pids: number[] } {
+    const e = this.#get(name);
+    return {
+      record: e.record,
+      paths: e.paths,
+      cgroup: e.cgroup,
+      pids: Object.values(e.procs).map((p) => p.pid),
+    };
+  }
+}
+
+function vmInfo(r: VmRecord): VmInfo {
+  return {
+    name: r.name,
+    image: r.image,
+    cpu: r.cpu,
+    memoryGiB: r.memoryGiB,
+    state: r.state,
+    ...(r.state === 'running' ? { ip: r.ip } : {}),
+  };
+}

@@ -1,0 +1,47 @@
+// Readiness probes run from inside the driver's process: a spawned probe per check costs ~200 ms per
+// clone cycle. A service is ready when it greets a TCP client (RFB, SSH both speak first).
+import { connect } from 'node:net';
+import { DriverError } from '../driver.ts';
+import { delay, type TrackedProcess } from './runner.ts';
+
+/** Connects once and resolves whether the peer's first bytes start with `greeting`. */
+export function greets(host: string, port: number, greeting: string, timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = connect({ host, port, noDelay: true });
+    let got = '';
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      sock.destroy();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    sock.on('data', (b: Buffer) => {
+      got += b.toString('latin1');
+      if (got.length >= greeting.length) done(got.startsWith(greeting));
+    });
+    sock.on('error', () => done(false));
+    sock.on('close', () => done(false));
+  });
+}
+
+/**
+ * Waits until `probe` succeeds, failing early with the process's own error when `proc` dies first
+ * and with `timeout` after `timeoutMs`. Polls because a listening socket gives no event to wait on.
+ */
+export async function waitReady(
+  what: string,
+  proc: TrackedProcess | undefined,
+  probe: () => Promise<boolean>,
+  timeoutMs: number,
+  intervalMs = 10,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (proc && !proc.alive) throw proc.diedError();
+    if (await probe()) return;
+    if (proc && !proc.alive) throw proc.diedError();
+    if (Date.now() >= deadline)
+      throw new DriverError('timeout', `${what} not ready within ${timeoutMs} ms`, proc?.label);
+    await delay(intervalMs);
+  }
+}

@@ -1,0 +1,265 @@
+// The one way the linux driver runs programs: argument arrays (never a shell line built from input),
+// a missing binary or a non-zero exit becomes a DriverError naming the command and the first line it
+// wrote to stderr, every call has a deadline, and every long-running process is tracked by PID so
+// that the driver can kill all of them when it closes.
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { DriverError } from '../driver.ts';
+
+export interface RunOptions {
+  /** Kill the command after this long (default 30 s); the call then fails with code `timeout`. */
+  timeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  input?: string | Buffer;
+  /** Aborting kills the command and rejects with the signal's reason: a cancelled call is not a DriverError. */
+  signal?: AbortSignal;
+}
+
+export interface RunResult {
+  stdout: string;
+  stderr: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Runs a command to completion. */
+export function run(command: string, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  return new Promise((resolve, reject) => {
+    opts.signal?.throwIfAborted();
+    const child = spawn(command, args, {
+      env: opts.env ?? process.env,
+      cwd: opts.cwd,
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on('data', (b: Buffer) => out.push(b));
+    child.stderr?.on('data', (b: Buffer) => err.push(b));
+    let settled = false;
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      fn();
+    };
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      finish(() =>
+        reject(new DriverError('timeout', `${command} did not finish within ${timeoutMs} ms`, command)),
+      );
+    }, timeoutMs);
+    const onAbort = () => {
+      child.kill('SIGKILL');
+      finish(() => reject(opts.signal?.reason));
+    };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    child.on('error', (e: NodeJS.ErrnoException) => finish(() => reject(spawnError(command, e))));
+    child.on('close', (code, sig) => {
+      const stdout = Buffer.concat(out).toString();
+      const stderr = Buffer.concat(err).toString();
+      if (code === 0) return finish(() => resolve({ stdout, stderr }));
+      const why = firstLine(stderr) || firstLine(stdout) || (sig ? `killed by ${sig}` : `exit code ${code}`);
+      finish(() => reject(new DriverError('command_failed', `${command}: ${why}`, command)));
+    });
+    if (opts.input !== undefined) child.stdin?.end(opts.input);
+  });
+}
+
+export function spawnError(command: string, e: NodeJS.ErrnoException): DriverError {
+  if (e.code === 'ENOENT') return new DriverError('missing_tool', `${command}: not installed`, command);
+  return new DriverError('command_failed', `${command}: ${e.message}`, command);
+}
+
+export function firstLine(text: string): string {
+  for (const line of text.split('\n')) {
+    const t = line.trim();
+    if (t) return t;
+  }
+  return '';
+}
+
+export interface StartOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Extra file descriptors beyond stdio, e.g. Xvfb's `-displayfd 3` (`'pipe'`). */
+  extraFds?: number;
+  /** A name for messages (defaults to the command). */
+  label?: string;
+}
+
+/** A long-running process the driver started (or adopted after a restart), known by PID. */
+export class TrackedProcess {
+  readonly label: string;
+  readonly pid: number;
+  readonly child: ChildProcess | undefined;
+  /** Resolves with the exit code (or signal name) once the process is gone; never rejects. */
+  readonly exited: Promise<number | string>;
+  #stderrHead = '';
+  #stderrTail = '';
+  #alive = true;
+
+  constructor(label: string, pid: number, child?: ChildProcess) {
+    this.label = label;
+    this.pid = pid;
+    this.child = child;
+    if (child) {
+      // Keep draining stderr (a full pipe would block the process) but remember only the start.
+      child.stderr?.on('data', (b: Buffer) => {
+        if (this.#stderrHead.length < 2048) this.#stderrHead += b.toString();
+        this.#stderrTail = (this.#stderrTail + b.toString()).slice(-2048);
+      });
+      this.exited = new Promise((resolve) => {
+        child.on('exit', (code, sig) => {
+          this.#alive = false;
+          resolve(code ?? sig ?? 'unknown');
+        });
+      });
+    } else {
+      this.exited = waitForPidExit(pid).then(() => {
+        this.#alive = false;
+        return 'unknown';
+      });
+    }
+  }
+
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  /** First stderr line, for error messages. */
+  get reason(): string {
+    return firstLine(this.#stderrHead);
+  }
+
+  /** Last stderr line: a dying daemon says why at the end, after any startup warnings. */
+  get lastWords(): string {
+    return firstLine(this.#stderrTail.split('\n').reverse().join('\n'));
+  }
+
+  /** The error to report when the process died while we waited on it. */
+  diedError(): DriverError {
+    const why =
+      this.lastWords === this.reason
+        ? this.reason
+        : [this.reason, this.lastWords].filter(Boolean).join(' … ');
+    return new DriverError('command_failed', `${this.label} exited: ${why || 'no message'}`, this.label);
+  }
+
+  /** SIGTERM, then SIGKILL once `graceMs` passed (x11vnc can hang on SIGTERM). */
+  async stop(graceMs = 2000): Promise<void> {
+    if (!this.#alive) return;
+    signalPid(this.pid, 'SIGTERM');
+    const timer = setTimeout(() => signalPid(this.pid, 'SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  kill(): void {
+    if (this.#alive) signalPid(this.pid, 'SIGKILL');
+  }
+}
+
+/** Every long-running process of the driver, so that `close()` leaves none behind. */
+export class ProcessTracker {
+  readonly #procs = new Set<TrackedProcess>();
+
+  /** Starts a long-running process; fails at once with `missing_tool` when the binary is absent. */
+  start(command: string, args: readonly string[], opts: StartOptions = {}): Promise<TrackedProcess> {
+    const stdio: StdioOptions = ['ignore', 'ignore', 'pipe'];
+    for (let i = 0; i < (opts.extraFds ?? 0); i++) stdio.push('pipe');
+    const label = opts.label ?? command;
+    return new Promise((resolve, reject) => {
+      const child = spawn(command, args, { env: opts.env ?? process.env, cwd: opts.cwd, stdio });
+      child.once('error', (e: NodeJS.ErrnoException) => reject(spawnError(label, e)));
+      child.once('spawn', () => {
+        if (child.pid === undefined)
+          return reject(new DriverError('command_failed', `${label}: no pid`, label));
+        resolve(this.#track(new TrackedProcess(label, child.pid, child)));
+      });
+    });
+  }
+
+  /** Tracks a process started by an earlier incarnation of the driver (after a restart). */
+  adopt(label: string, pid: number): TrackedProcess {
+    return this.#track(new TrackedProcess(label, pid));
+  }
+
+  #track(p: TrackedProcess): TrackedProcess {
+    this.#procs.add(p);
+    void p.exited.then(() => this.#procs.delete(p));
+    return p;
+  }
+
+  get size(): number {
+    return this.#procs.size;
+  }
+
+  /** SIGKILLs every tracked process and waits until all are gone. */
+  async killAll(): Promise<void> {
+    const all = [...this.#procs];
+    for (const p of all) p.kill();
+    await Promise.all(all.map((p) => p.exited));
+  }
+}
+
+export function signalPid(pid: number, sig: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, sig);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Waits (polling, since a non-child gives no exit event) until `pid` is gone. */
+async function waitForPidExit(pid: number): Promise<void> {
+  while (pidAlive(pid) && !isZombie(pid)) await delay(20);
+}
+
+function isZombie(pid: number): boolean {
+  const stat = readFileSyncSafe(`/proc/${pid}/stat`);
+  return stat !== undefined && stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+}
+
+function readFileSyncSafe(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * Polls `check` until it returns a value other than undefined, or fails with `timeout` after
+ * `timeoutMs`. For conditions the kernel gives no event for (a cgroup emptying, a port opening).
+ */
+export async function waitUntil<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs: number,
+  intervalMs = 5,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() >= deadline) throw new DriverError('timeout', `${what}: not done within ${timeoutMs} ms`);
+    await delay(intervalMs);
+  }
+}

@@ -1,0 +1,131 @@
+// One sshd per VM, bound to the VM's own address, admitting only the VM user with the VM's own key.
+// Keys are ed25519 pairs generated in-process (Node crypto, written in OpenSSH's format) rather than
+// by spawning ssh-keygen: a fresh clone makes two of them.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import type { VmCgroup } from './cgroups.ts';
+import { greets, waitReady } from './probe.ts';
+import type { ProcessTracker, TrackedProcess } from './runner.ts';
+
+export const SSHD = '/usr/sbin/sshd';
+
+export interface SshKeyPair {
+  /** OpenSSH private key (`-----BEGIN OPENSSH PRIVATE KEY-----`), unencrypted. */
+  privateKey: string;
+  /** One authorized_keys line: `ssh-ed25519 AAAA… comment`. */
+  publicKey: string;
+}
+
+/** A fresh ed25519 key pair in the formats sshd, ssh and the `ssh2` client read. */
+export function generateSshKey(comment: string): SshKeyPair {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const jwk = privateKey.export({ format: 'jwk' });
+  const seed = Buffer.from(jwk.d!, 'base64url');
+  const pub = Buffer.from(jwk.x!, 'base64url');
+  const pubBlob = Buffer.concat([sshString('ssh-ed25519'), sshString(pub)]);
+  const check = randomBytes(4);
+  let priv = Buffer.concat([
+    check,
+    check,
+    sshString('ssh-ed25519'),
+    sshString(pub),
+    sshString(Buffer.concat([seed, pub])),
+    sshString(comment),
+  ]);
+  // Pad to the cipher block size ("none": 8) with 1, 2, 3, …
+  const pad = (8 - (priv.length % 8)) % 8;
+  priv = Buffer.concat([priv, Buffer.from(Array.from({ length: pad }, (_, i) => i + 1))]);
+  const body = Buffer.concat([
+    Buffer.from('openssh-key-v1\0', 'latin1'),
+    sshString('none'),
+    sshString('none'),
+    sshString(''),
+    uint32(1),
+    sshString(pubBlob),
+    sshString(priv),
+  ]);
+  const b64 = body.toString('base64').replace(/.{1,70}/g, '$&\n');
+  return {
+    privateKey: `-----BEGIN OPENSSH PRIVATE KEY-----\n${b64}-----END OPENSSH PRIVATE KEY-----\n`,
+    publicKey: `ssh-ed25519 ${pubBlob.toString('base64')} ${comment}`,
+  };
+}
+
+function uint32(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n);
+  return b;
+}
+
+function sshString(v: string | Buffer): Buffer {
+  const data = typeof v === 'string' ? Buffer.from(v) : v;
+  return Buffer.concat([uint32(data.length), data]);
+}
+
+export interface SshdSettings {
+  ip: string;
+  port: number;
+  user: string;
+  hostKeyFile: string;
+  authorizedKeysFile: string;
+  /** Set in every session (DISPLAY, XAUTHORITY, XDG_RUNTIME_DIR, …) so exec lands in the desktop. */
+  env: Record<string, string>;
+}
+
+/**
+ * The sshd_config of one VM. StrictModes is off because the authorized_keys file is the driver's
+ * (root-owned, outside the home) and its data dir may sit under a world-writable /tmp in tests.
+ */
+export function sshdConfig(s: SshdSettings): string {
+  for (const [k, v] of Object.entries(s.env)) {
+    if (!/^[A-Z_][A-Z0-9_]*$/.test(k) || /[\s"\\]/.test(v)) throw new Error(`unsafe session variable ${k}`);
+  }
+  const env = Object.entries(s.env).map(([k, v]) => `${k}=${v}`);
+  return [
+    `ListenAddress ${s.ip}:${s.port}`,
+    `HostKey ${s.hostKeyFile}`,
+    'PidFile none',
+    `AllowUsers ${s.user}`,
+    `AuthorizedKeysFile ${s.authorizedKeysFile}`,
+    'AuthenticationMethods publickey',
+    'PubkeyAuthentication yes',
+    'PasswordAuthentication no',
+    'KbdInteractiveAuthentication no',
+    'PermitRootLogin no',
+    'UsePAM no',
+    'StrictModes no',
+    'UseDNS no',
+    'X11Forwarding no',
+    'PrintMotd no',
+    'PrintLastLog no',
+    'MaxSessions 64',
+    'MaxStartups 64:30:128',
+    'LogLevel ERROR',
+    'Subsystem sftp internal-sftp',
+    ...(env.length ? [`SetEnv ${env.join(' ')}`] : []),
+    '',
+  ].join('\n');
+}
+
+/** Starts the VM's sshd inside its cgroup and resolves once it greets clients. */
+export async function startSshd(
+  tracker: ProcessTracker,
+  cgroup: VmCgroup | undefined,
+  configFile: string,
+  ip: string,
+  port: number,
+  timeoutMs = 5000,
+): Promise<TrackedProcess> {
+  // sshd refuses to start without its privilege-separation directory.
+  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+  const args = ['-D', '-e', '-f', configFile];
+  const cmd = cgroup ? cgroup.wrap(SSHD, args) : { command: SSHD, args };
+  const proc = await tracker.start(cmd.command, cmd.args, { label: 'sshd' });
+  try {
+    await waitReady(`sshd on ${ip}:${port}`, proc, () => greets(ip, port, 'SSH-2.0-'), timeoutMs);
+  } catch (e) {
+    proc.kill();
+    throw e;
+  }
+  return proc;
+}

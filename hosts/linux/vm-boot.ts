@@ -1,0 +1,129 @@
+// Booting and powering off a VM's desktop. Boot: Xvfb first (everything else needs the display),
+// then the session (bus + openbox), x11vnc and sshd side by side; it resolves once all of them
+// answer. Power off: every process of the VM dies at once (cgroup kill, then anything left with the
+// VM's uid), then what SIGKILL leaves behind is swept up (shared memory, X lock files, runtime dir).
+import { chownSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import type { VmCgroup } from './cgroups.ts';
+import { startSession, startVnc, startXvfb, writeXauthority, type ScreenSpec } from './display.ts';
+import type { ProcessTracker, TrackedProcess } from './runner.ts';
+import { sshdConfig, startSshd } from './sshd.ts';
+import type { VmPaths, VmRecord } from './vm-record.ts';
+import { killUserProcesses, removeShm } from './vm-user.ts';
+
+export type DesktopProcess = 'xvfb' | 'bus' | 'wm' | 'vnc' | 'sshd';
+
+export interface BootedDesktop {
+  display: string;
+  cookie: Buffer;
+  procs: Partial<Record<DesktopProcess, TrackedProcess>>;
+}
+
+export interface ScreenSize {
+  width: number;
+  height: number;
+}
+
+/** Starts the VM's desktop, VNC and SSH; on any failure kills what did start and rethrows. */
+export async function bootDesktop(
+  tracker: ProcessTracker,
+  r: VmRecord,
+  p: VmPaths,
+  cgroup: VmCgroup | undefined,
+  size: ScreenSize,
+): Promise<BootedDesktop> {
+  freshRuntimeDir(p.runtimeDir, r.uid, r.gid);
+  mkdirSync(p.data, { recursive: true, mode: 0o700 });
+  const cookie = writeXauthority(p.xauthority, r.uid, r.gid);
+  const screen: ScreenSpec = {
+    vmUser: { user: r.user, uid: r.uid, gid: r.gid, home: r.home },
+    cgroup,
+    runtimeDir: p.runtimeDir,
+    xauthority: p.xauthority,
+    ...size,
+  };
+  const procs: BootedDesktop['procs'] = {};
+  try {
+    const x = await startXvfb(tracker, screen);
+    procs.xvfb = x.proc;
+    writeFileSync(p.sshdConfig, sshdConfig({
+      ip: r.ip,
+      port: r.sshPort,
+      user: r.user,
+      hostKeyFile: p.hostKey,
+      authorizedKeysFile: p.authorizedKeys,
+      env: {
+        DISPLAY: x.display,
+        XAUTHORITY: p.xauthority,
+        XDG_RUNTIME_DIR: p.runtimeDir,
+        DBUS_SESSION_BUS_ADDRESS: `unix:path=${p.runtimeDir}/bus`,
+        PATH: `${r.home}/.local/bin:/usr/local/bin:/usr/bin:/bin`,
+      },
+    }), { mode: 0o600 }); // prettier-ignore
+    const [session, vnc, sshd] = await Promise.allSettled([
+      startSession(tracker, screen, x.display, cookie),
+      startVnc(tracker, screen, x.display, { ip: r.ip, port: r.vncPort, password: r.vncPassword }),
+      startSshd(tracker, cgroup, p.sshdConfig, r.ip, r.sshPort),
+    ]);
+    if (session.status === 'fulfilled') Object.assign(procs, session.value);
+    if (vnc.status === 'fulfilled') procs.vnc = vnc.value;
+    if (sshd.status === 'fulfilled') procs.sshd = sshd.value;
+    for (const s of [session, vnc, sshd]) if (s.status === 'rejected') throw s.reason;
+    return { display: x.display, cookie, procs };
+  } catch (e) {
+    await powerOff({ cgroup, uid: r.uid, procs: Object.values(procs) });
+    throw e;
+  }
+}
+
+/** An empty XDG_RUNTIME_DIR owned by the VM user (session bus, accessibility bus, cookie). */
+function freshRuntimeDir(dir: string, uid: number, gid: number): void {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chownSync(dir, uid, gid);
+}
+
+export interface PowerOffTarget {
+  cgroup: VmCgroup | undefined;
+  uid: number;
+  procs: TrackedProcess[];
+  display?: string;
+  runtimeDir?: string;
+}
+
+/** Kills every process of the VM and waits until they are gone; sweeps what they leave behind. */
+export async function powerOff(t: PowerOffTarget): Promise<void> {
+  const pids = new Set(t.procs.map((p) => p.pid));
+  for (const pid of t.cgroup?.pids() ?? []) pids.add(pid);
+  await t.cgroup?.killAll();
+  await killUserProcesses(t.uid);
+  for (const p of t.procs) p.kill();
+  await Promise.all(t.procs.map((p) => p.exited));
+  await removeShm(t.uid, [...pids]);
+  const xvfb = t.procs.find((p) => p.label === 'Xvfb');
+  if (t.display && xvfb) removeXFiles(t.display, xvfb.pid);
+  if (t.runtimeDir) rmSync(t.runtimeDir, { recursive: true, force: true });
+}
+
+/**
+ * A SIGKILLed Xvfb leaves its lock and socket, owned by the VM user, where another user's Xvfb could
+ * not remove them. Only if the lock still names our (dead) Xvfb: the number may have been taken since.
+ */
+function removeXFiles(display: string, xvfbPid: number): void {
+  const n = display.replace(/^:/, '');
+  if (!/^\d+$/.test(n)) return;
+  const lock = `/tmp/.X${n}-lock`;
+  let owner: number;
+  try {
+    owner = Number(readFileSync(lock, 'utf8').trim());
+  } catch {
+    return;
+  }
+  if (owner !== xvfbPid) return;
+  for (const f of [`/tmp/.X11-unix/X${n}`, lock]) {
+    try {
+      unlinkSync(f);
+    } catch {
+      // already gone
+    }
+  }
+}

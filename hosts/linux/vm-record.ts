@@ -1,0 +1,82 @@
+// What the driver keeps on disk about each VM (one small JSON per VM in the host's data dir), so that
+// a restarted server finds its VMs again, plus the paths every part of a VM lives at.
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { readJson, replaceFile } from './claims.ts';
+
+export interface VmRecord {
+  name: string;
+  image: string;
+  cpu: number;
+  memoryGiB: number;
+  diskGiB: number;
+  slot: number;
+  user: string;
+  uid: number;
+  gid: number;
+  home: string;
+  ip: string;
+  /** The user's copy of the image's template home (overlay lower layer). */
+  lower: string;
+  vncPort: number;
+  vncPassword: string;
+  sshPort: number;
+  sshPrivateKey: string;
+  sshPublicKey: string;
+  state: 'stopped' | 'running';
+  /** While running: the X display and the PID of each desktop process, for adoption after a restart. */
+  display?: string;
+  pids?: Record<string, number>;
+  createdAt: string;
+}
+
+/** Where each part of a VM lives. */
+export interface VmPaths {
+  dir: string;
+  record: string;
+  /** The VM's tmpfs: its disk delta (upper) and overlay work dir. */
+  disk: string;
+  /** Root-only per-VM files for the guest half (recordings). */
+  data: string;
+  sshdConfig: string;
+  hostKey: string;
+  /** Read by sshd as the VM user, so it lives in a traversable machine-wide dir. */
+  authorizedKeys: string;
+  runtimeDir: string;
+  xauthority: string;
+}
+
+export function vmPaths(
+  hostDir: string,
+  globalDir: string,
+  r: Pick<VmRecord, 'name' | 'slot' | 'uid'>,
+): VmPaths {
+  const dir = join(hostDir, 'vms', r.name);
+  const runtimeDir = `/run/user/${r.uid}`;
+  return {
+    dir,
+    record: join(dir, 'vm.json'),
+    disk: join(dir, 'disk'),
+    data: join(dir, 'data'),
+    sshdConfig: join(dir, 'sshd_config'),
+    hostKey: join(dir, 'ssh_host_ed25519_key'),
+    authorizedKeys: join(globalDir, 'auth', `${r.slot}.pub`),
+    runtimeDir,
+    xauthority: join(runtimeDir, 'Xauthority'),
+  };
+}
+
+export function saveRecord(paths: VmPaths, r: VmRecord): void {
+  mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+  replaceFile(paths.record, r);
+}
+
+/** Every VM record under the host dir (unreadable ones are skipped: a crash mid-create). */
+export function loadRecords(hostDir: string): { dir: string; record: VmRecord | undefined }[] {
+  const root = join(hostDir, 'vms');
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  return readdirSync(root).map((n) => ({
+    dir: join(root, n),
+    record: readJson<VmRecord>(join(root, n, 'vm.json')),
+  }));
+}

@@ -1,0 +1,114 @@
+// The few X11 requests the lifecycle needs to see a display answer and a window manager arrive,
+// spoken directly over the display's Unix socket (connection setup, InternAtom, GetSelectionOwner).
+// The guest half has a full X client; this stays tiny so that booting a VM depends on nothing else.
+import { connect, type Socket } from 'node:net';
+import { DriverError } from '../driver.ts';
+
+const pad4 = (n: number) => (4 - (n % 4)) % 4;
+
+export class XProbe {
+  readonly #sock: Socket;
+  #buf = Buffer.alloc(0);
+  #waiter: (() => void) | undefined;
+  #failed: Error | undefined;
+
+  private constructor(sock: Socket) {
+    this.#sock = sock;
+    sock.on('data', (b: Buffer) => {
+      this.#buf = Buffer.concat([this.#buf, b]);
+      this.#waiter?.();
+    });
+    const fail = (e: Error) => {
+      this.#failed ??= e;
+      this.#waiter?.();
+    };
+    sock.on('error', fail);
+    sock.on('close', () => fail(new DriverError('command_failed', 'X server closed the connection')));
+  }
+
+  /** Connects to `display` (`:N`) with an MIT-MAGIC-COOKIE-1 and completes the setup handshake. */
+  static async connect(display: string, cookie: Buffer, timeoutMs = 2000): Promise<XProbe> {
+    const m = /^:(\d+)$/.exec(display);
+    if (!m) throw new DriverError('invalid_argument', `bad display ${display}`);
+    const sock = connect({ path: `/tmp/.X11-unix/X${m[1]}` });
+    const x = new XProbe(sock);
+    const name = Buffer.from('MIT-MAGIC-COOKIE-1');
+    const head = Buffer.alloc(12);
+    head.write('l', 0, 'latin1'); // little-endian
+    head.writeUInt16LE(11, 2);
+    head.writeUInt16LE(0, 4);
+    head.writeUInt16LE(name.length, 6);
+    head.writeUInt16LE(cookie.length, 8);
+    sock.write(
+      Buffer.concat([head, name, Buffer.alloc(pad4(name.length)), cookie, Buffer.alloc(pad4(cookie.length))]),
+    );
+    try {
+      const fixed = await x.#read(8, timeoutMs);
+      const rest = await x.#read(fixed.readUInt16LE(6) * 4, timeoutMs);
+      if (fixed[0] !== 1) {
+        const reason = rest.subarray(0, fixed[1] ?? 0).toString('latin1');
+        throw new DriverError(
+          'command_failed',
+          `X server refused the connection: ${reason || 'no reason given'}`,
+        );
+      }
+    } catch (e) {
+      x.close();
+      throw e;
+    }
+    return x;
+  }
+
+  async internAtom(atomName: string): Promise<number> {
+    const name = Buffer.from(atomName, 'latin1');
+    const req = Buffer.alloc(8 + name.length + pad4(name.length));
+    req[0] = 16;
+    req.writeUInt16LE(req.length / 4, 2);
+    req.writeUInt16LE(name.length, 4);
+    name.copy(req, 8);
+    return (await this.#request(req)).readUInt32LE(8);
+  }
+
+  /** The window owning a selection, 0 when none does. */
+  async selectionOwner(atom: number): Promise<number> {
+    const req = Buffer.alloc(8);
+    req[0] = 23;
+    req.writeUInt16LE(2, 2);
+    req.writeUInt32LE(atom, 4);
+    return (await this.#request(req)).readUInt32LE(8);
+  }
+
+  close(): void {
+    this.#sock.destroy();
+  }
+
+  async #request(req: Buffer): Promise<Buffer> {
+    this.#sock.write(req);
+    const reply = await this.#read(32, 2000);
+    if (reply[0] === 0)
+      throw new DriverError('command_failed', `X request ${req[0]} failed with error ${reply[1]}`);
+    const extra = reply.readUInt32LE(4) * 4;
+    if (extra) await this.#read(extra, 2000);
+    return reply;
+  }
+
+  async #read(n: number, timeoutMs: number): Promise<Buffer> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.#buf.length < n) {
+      if (this.#failed) throw this.#failed;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new DriverError('timeout', 'X server did not answer');
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.#waiter = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      this.#waiter = undefined;
+    }
+    const out = this.#buf.subarray(0, n);
+    this.#buf = this.#buf.subarray(n);
+    return out;
+  }
+}
