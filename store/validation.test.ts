@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import type { AnyResource } from '../crds/index.ts';
+import { isStoreError, type StoreError } from './store.ts';
+import { resolveKind, validateResource } from './validation.ts';
+
+const API = 'sandbay.io/v1alpha1';
+
+function invalid(obj: unknown): StoreError {
+  const def = resolveKind((obj as AnyResource).kind);
+  try {
+    validateResource(def, obj as AnyResource);
+  } catch (err) {
+    if (isStoreError(err, 'Invalid')) return err;
+    throw err;
+  }
+  throw new Error('expected Invalid');
+}
+
+describe('resource validation', () => {
+  it('applies schema defaults in place before checking', () => {
+    const obj: AnyResource = {
+      apiVersion: API,
+      kind: 'Sandbox',
+      metadata: { name: 'sb-a', namespace: 'acct' },
+      spec: { reservation: 'r' },
+    };
+    validateResource(resolveKind('Sandbox'), obj);
+    expect(obj.spec).toEqual({ reservation: 'r', ephemeral: false });
+  });
+
+  it('names each field in the message and the details', () => {
+    const err = invalid({
+      apiVersion: 'v1',
+      kind: 'Sandbox',
+      metadata: { name: 'Not_A_Name', namespace: 'acct', finalizers: [3] },
+      spec: { cpu: 1, extra: true },
+      status: { phase: 'exploded' },
+    });
+    expect(err.details).toEqual(
+      expect.arrayContaining([
+        { path: 'apiVersion', message: 'must be "sandbay.io/v1alpha1"' },
+        { path: 'metadata.finalizers[0]', message: 'must be string' },
+        { path: 'spec.reservation', message: 'required' },
+        { path: 'spec.cpu', message: 'must be >= 2' },
+        { path: 'spec.extra', message: 'unknown field' },
+        { path: 'status.phase', message: 'must be one of: pending, booting, running, completing, failed' },
+      ]),
+    );
+    expect(err.details.map((d) => d.path)).toContain('metadata.name');
+    expect(err.details.filter((d) => d.path === 'spec.extra')).toHaveLength(1);
+    expect(err.message).toMatch(/^Sandbox "acct\/Not_A_Name" is invalid: /);
+    expect(err.message).toContain('spec.cpu: must be >= 2');
+  });
+
+  it('checks namespaces and label syntax', () => {
+    const err = invalid({
+      apiVersion: API,
+      kind: 'Task',
+      metadata: { name: 't', namespace: 'Bad NS', labels: { 'ok-key': 'bad value!', '-bad': 'x' } },
+      spec: { instruction: 'x' },
+    });
+    expect(err.details.map((d) => d.path).sort()).toEqual([
+      'metadata.labels.-bad',
+      'metadata.labels.ok-key',
+      'metadata.namespace',
+    ]);
+  });
+
+  it('resolves kinds by any name and refuses unknown ones with BadRequest', () => {
+    expect(resolveKind('vms').kind).toBe('VM');
+    expect(resolveKind('SB').kind).toBe('Sandbox');
+    expect(() => resolveKind('Pod')).toThrow(expect.objectContaining({ code: 'BadRequest' }));
+  });
+});
