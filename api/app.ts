@@ -1,0 +1,240 @@
+// The customer API: `buildCustomerApp(opts)` assembles the Fastify app (server.ts listens), and
+// `buildAdminRoutes(opts)` gives the spec's /admin/* views (and /metrics) as a plugin for the admin
+// listener. Lifecycle calls write resources and wait for their status; control calls go straight to
+// the sandbox's VM through its host driver. See docs/api.md for every decision the spec leaves open.
+import { randomBytes, randomUUID } from 'node:crypto';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Store } from '../store/store.ts';
+import { systemClock, type Clock } from '../operator/runtime/clock.ts';
+import { authHook } from './auth.ts';
+import { ApiError, errorHandler, notFoundHandler } from './errors.ts';
+import { sweepExpiredRecords } from './idempotency.ts';
+import { ApiMetrics } from './metrics.ts';
+import { openApiRoute, registerOpenApi } from './openapi.ts';
+import { actRoutes } from './routes/act.ts';
+import { adminRoutes } from './routes/admin.ts';
+import { connectivityRoutes } from './routes/connectivity.ts';
+import { displayRoutes } from './routes/display.ts';
+import { execRoutes } from './routes/exec.ts';
+import { fileRoutes } from './routes/files.ts';
+import { healthRoutes } from './routes/health.ts';
+import { keyboardRoutes } from './routes/keyboard.ts';
+import { mouseRoutes } from './routes/mouse.ts';
+import { platformRoutes } from './routes/platforms.ts';
+import { recordingRoutes } from './routes/recordings.ts';
+import { reservationRoutes } from './routes/reservations.ts';
+import { sandboxRoutes } from './routes/sandboxes.ts';
+import { screenshotRoutes } from './routes/screenshots.ts';
+import { snapshotRoutes } from './routes/snapshots.ts';
+import { viewerTokenRoutes } from './routes/viewer-token.ts';
+import { ActivityTracker } from './services/activity.ts';
+import type { ApiContext, Drivers, OperatorHooks } from './services/context.ts';
+import { validatorCompiler } from './validation.ts';
+import { ViewerTokens } from './viewer-token.ts';
+import { attachWebSocketProxies } from './ws/upgrade.ts';
+
+export interface CustomerAppOptions {
+  store: Store;
+  /** Host drivers by kind; control calls reach a sandbox through its Mini's driver. */
+  drivers: Drivers;
+  /** Optional callbacks into an in-process operator, called after the API writes a resource. */
+  operatorHooks?: OperatorHooks;
+  clock?: Clock;
+  /** A pino logger; none: the app logs nothing. */
+  logger?: FastifyBaseLogger;
+  /** Identifies this process's boot (idempotency: a restart releases requests in flight). */
+  bootId: string;
+  /** The gateway environment idempotency keys are scoped to (e.g. `production`). */
+  environment: string;
+  /** Signs viewer tokens; at least 32 bytes, the same on every replica. Default: random per process. */
+  viewerSecret?: Buffer;
+  /** Requests per key (per client IP without a key) and window; `false` turns the limit off. */
+  rateLimit?: { max: number; timeWindowMs: number } | false;
+  /** Largest JSON body. Default 1 MiB. */
+  bodyLimitBytes?: number;
+  /** Largest file or archive upload. Default 2 GiB. */
+  uploadLimitBytes?: number;
+  /** Shared with `buildAdminRoutes({ metrics })` so the admin listener serves them. */
+  metrics?: ApiMetrics;
+  /** Reported by /health. */
+  version?: string;
+}
+
+export const DEFAULT_RATE_LIMIT = { max: 6000, timeWindowMs: 60_000 };
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The customer API's metrics (pass to `buildAdminRoutes`). */
+    apiMetrics: ApiMetrics;
+  }
+}
+
+/**
+ * Request logs: one line in, one line out, with the request id Fastify binds to `request.log`.
+ * The URL is logged without its query, which may carry a viewer token.
+ */
+class RequestLogs extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.info({ method: request.method, url: request.url.split('?')[0] }, 'incoming request');
+  }
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    const line = { statusCode: reply.statusCode, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else request.log.info(line, 'request completed');
+  }
+}
+
+export async function buildCustomerApp(opts: CustomerAppOptions): Promise<FastifyInstance> {
+  const clock = opts.clock ?? systemClock;
+  const app = Fastify({
+    ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
+    logController: new RequestLogs(),
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    bodyLimit: opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+  setJsonParser(app);
+
+  const shutdown = new AbortController();
+  const metrics = opts.metrics ?? new ApiMetrics();
+  app.decorate('apiMetrics', metrics);
+  const ctx: ApiContext = {
+    store: opts.store,
+    drivers: opts.drivers,
+    clock,
+    viewerTokens: new ViewerTokens(opts.viewerSecret ?? randomBytes(32)),
+    activity: new ActivityTracker(opts.store, clock, app.log),
+    bootId: opts.bootId,
+    environment: opts.environment,
+    shutdown: shutdown.signal,
+    ...(opts.operatorHooks && { operatorHooks: opts.operatorHooks }),
+  };
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook(
+    'onRequest',
+    authHook(opts.store, () => clock.now()),
+  );
+  app.addHook('onResponse', metrics.observe);
+  const limit = opts.rateLimit === undefined ? DEFAULT_RATE_LIMIT : opts.rateLimit;
+  if (limit) {
+    await app.register(rateLimit, {
+      global: true,
+      // After authentication, so that the limit is per key, not per address.
+      hook: 'preHandler',
+      max: limit.max,
+      timeWindow: limit.timeWindowMs,
+      keyGenerator: (request) => request.principal?.keyName ?? request.ip,
+      errorResponseBuilder: (_request, context) =>
+        new ApiError('rate_limited', `At most ${context.max} requests per ${context.after}; retry later.`),
+    });
+  }
+
+  await registerOpenApi(app);
+  const routeOpts = { ctx };
+  await app.register(healthRoutes, {
+    ...routeOpts,
+    version: opts.version ?? '0.1.0',
+    startedAt: clock.now(),
+  });
+  await app.register(reservationRoutes, routeOpts);
+  await app.register(platformRoutes, routeOpts);
+  await app.register(sandboxRoutes, routeOpts);
+  await app.register(viewerTokenRoutes, routeOpts);
+  await app.register(execRoutes, routeOpts);
+  await app.register(fileRoutes, {
+    ...routeOpts,
+    ...(opts.uploadLimitBytes !== undefined && { uploadLimitBytes: opts.uploadLimitBytes }),
+  });
+  await app.register(mouseRoutes, routeOpts);
+  await app.register(keyboardRoutes, routeOpts);
+  await app.register(screenshotRoutes, routeOpts);
+  await app.register(actRoutes, routeOpts);
+  await app.register(recordingRoutes, routeOpts);
+  await app.register(displayRoutes, routeOpts);
+  await app.register(snapshotRoutes, routeOpts);
+  await app.register(connectivityRoutes, routeOpts);
+  openApiRoute(app);
+
+  const proxies = attachWebSocketProxies(app.server, ctx, app.log, metrics);
+  const sweep = () => {
+    sweepExpiredRecords(ctx)
+      .catch((err: unknown) => app.log.warn({ err }, 'idempotency sweep failed'))
+      .finally(() => (sweeper = clock.setTimer(IDEMPOTENCY_SWEEP_MS, sweep)));
+  };
+  let sweeper = clock.setTimer(IDEMPOTENCY_SWEEP_MS, sweep);
+  app.addHook('preClose', async () => {
+    sweeper.cancel();
+    await proxies.close();
+  });
+  app.addHook('onClose', async () => {
+    // Requests still waiting on a reconciler end with 503 `server_shutting_down`.
+    shutdown.abort(new ApiError('server_shutting_down'));
+  });
+  return app;
+}
+
+/**
+ * JSON bodies: the raw text is kept (Idempotency-Key compares the exact body), an empty body is no
+ * body (so optional bodies may be omitted), and `__proto__` / `constructor.prototype` keys are refused.
+ */
+function setJsonParser(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    request.rawBody = text;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text, refusePrototypeKeys));
+    } catch {
+      done(new ApiError('invalid_json'), undefined);
+    }
+  });
+}
+
+function refusePrototypeKeys(key: string, value: unknown): unknown {
+  if (
+    key === '__proto__' ||
+    (key === 'constructor' && typeof value === 'object' && value !== null && 'prototype' in value)
+  ) {
+    throw new SyntaxError('prototype key');
+  }
+  return value;
+}
+
+export interface AdminRoutesOptions {
+  /** The customer app's metrics (`customerApp.apiMetrics`), served at GET /metrics. */
+  metrics?: ApiMetrics;
+}
+
+/**
+ * The spec's admin views (/admin/minis, /admin/slots, /admin/sessions) and /metrics, as a plugin
+ * the admin app registers with `{ store }` (the admin key is checked by the admin app).
+ */
+export function buildAdminRoutes(opts: AdminRoutesOptions = {}): FastifyPluginAsync<{ store: Store }> {
+  return async (app, { store }) => {
+    await app.register(adminRoutes, { store, ...(opts.metrics && { metrics: opts.metrics }) });
+  };
+}

@@ -1,0 +1,170 @@
+// One registry of every coded error the customer and admin APIs answer with, and the one error
+// handler that turns anything thrown in a route into JSON `{error, message}`. Each code is
+// documented in docs/api.md (a test checks that).
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isStoreError } from '../store/store.ts';
+import { DriverError, type DriverErrorCode } from '../hosts/driver.ts';
+import { SCHEDULE_ERRORS, type ScheduleErrorCode } from '../operator/scheduler/errors.ts';
+
+interface ErrorDefinition {
+  status: number;
+  message: string;
+}
+
+const API_ERRORS = {
+  // 400: the request itself is wrong
+  invalid_request: { status: 400, message: 'The request does not match the endpoint schema.' },
+  invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
+  invalid_idempotency_key: { status: 400, message: 'Idempotency-Key must be 1 to 255 bytes.' },
+  reservation_id_required: {
+    status: 400,
+    message: 'The account has more than one active reservation: pass reservation_id.',
+  },
+  invalid_hours: { status: 400, message: 'A reservation edit may only add hours.' },
+  invalid_argument: { status: 400, message: 'The sandbox refused an argument of the command.' },
+  // 401 / 402 / 403
+  missing_api_key: { status: 401, message: 'Send Authorization: Bearer <key>.' },
+  invalid_api_key: { status: 401, message: 'The key is invalid, revoked or expired.' },
+  invalid_viewer_token: { status: 401, message: 'The viewer token is invalid or expired.' },
+  insufficient_credit: { status: 402, message: 'The account balance does not cover this purchase.' },
+  account_key_required: { status: 403, message: 'This endpoint needs the account key.' },
+  reservation_key_required: { status: 403, message: 'This endpoint needs a reservation key.' },
+  // 404
+  not_found: { status: 404, message: 'No such endpoint.' },
+  sandbox_not_found: { status: 404, message: 'Sandbox not found.' },
+  reservation_not_found: { status: 404, message: 'Reservation not found.' },
+  snapshot_not_found: { status: 404, message: 'Snapshot not found.' },
+  recording_not_found: { status: 404, message: 'Recording not found.' },
+  file_not_found: { status: 404, message: 'No such file in the sandbox.' },
+  // 409: the request conflicts with the current state
+  no_active_reservation: { status: 409, message: 'The account has no active reservation.' },
+  reservation_not_active: { status: 409, message: 'The reservation is not active.' },
+  reservation_not_editable: { status: 409, message: 'Only pending or active reservations can change.' },
+  sandboxes_running: {
+    status: 409,
+    message: 'Delete every sandbox of the reservation before a layout change.',
+  },
+  minis_unavailable: { status: 409, message: 'Not enough Macs of this model are available now.' },
+  sandbox_not_running: { status: 409, message: 'The sandbox is not running.' },
+  snapshot_not_ready: { status: 409, message: 'The snapshot is not ready.' },
+  recording_in_progress: { status: 409, message: 'Stop the recording before downloading it.' },
+  idempotency_in_flight: { status: 409, message: 'A request with this Idempotency-Key is still in flight.' },
+  conflict: { status: 409, message: 'The resource changed meanwhile; retry.' },
+  // 413 / 415 / 422 / 426 / 429
+  payload_too_large: { status: 413, message: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, message: 'Unsupported Content-Type for this endpoint.' },
+  idempotency_key_reused: {
+    status: 422,
+    message: 'The Idempotency-Key was used with a different path, body or reservation.',
+  },
+  upgrade_required: { status: 426, message: 'This endpoint is a WebSocket: send Upgrade: websocket.' },
+  rate_limited: { status: 429, message: 'Too many requests for this key; retry later.' },
+  // 5xx: the service or the sandbox failed
+  internal_error: { status: 500, message: 'Internal error.' },
+  sandbox_failed: { status: 502, message: 'The sandbox failed to start.' },
+  snapshot_failed: { status: 502, message: 'The snapshot transfer, apply or startup failed.' },
+  guest_unreachable: { status: 502, message: 'The sandbox VM did not answer.' },
+  guest_command_failed: { status: 502, message: 'A command in the sandbox VM failed.' },
+  pricing_unavailable: { status: 503, message: 'No rate is configured for this Mac model.' },
+  server_shutting_down: { status: 503, message: 'The server is shutting down; retry.' },
+  guest_timeout: { status: 504, message: 'The sandbox VM did not answer in time.' },
+  operation_timeout: { status: 504, message: 'The operation did not finish before its deadline.' },
+} as const satisfies Record<string, ErrorDefinition>;
+
+/** The scheduler's refusals (capacity, size, snapshot base) keep the status the scheduler gives them. */
+const CAPACITY_ERRORS = Object.fromEntries(
+  Object.entries(SCHEDULE_ERRORS).map(([code, e]) => [
+    code,
+    { status: e.status, message: capitalize(e.summary) },
+  ]),
+) as Record<ScheduleErrorCode, ErrorDefinition>;
+
+export const ERRORS: Record<keyof typeof API_ERRORS | ScheduleErrorCode, ErrorDefinition> = {
+  ...API_ERRORS,
+  ...CAPACITY_ERRORS,
+};
+
+export type ErrorCode = keyof typeof ERRORS;
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1) + '.';
+}
+
+/** The body of every error response. */
+export interface ErrorBody {
+  error: string;
+  message: string;
+}
+
+/** A coded error: thrown anywhere in a route, answered by the error handler as JSON. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+
+  constructor(code: ErrorCode, message?: string) {
+    super(message ?? ERRORS[code].message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERRORS[code].status;
+  }
+
+  toJSON(): ErrorBody {
+    return { error: this.code, message: this.message };
+  }
+}
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERRORS, code);
+}
+
+const DRIVER_ERRORS: Record<DriverErrorCode, ErrorCode> = {
+  unreachable: 'guest_unreachable',
+  not_found: 'file_not_found',
+  invalid_argument: 'invalid_argument',
+  missing_tool: 'guest_command_failed',
+  command_failed: 'guest_command_failed',
+  timeout: 'guest_timeout',
+  capacity: 'insufficient_capacity',
+};
+
+const FASTIFY_ERRORS: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_request',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_VALIDATION: 'invalid_request',
+};
+
+/** Maps anything thrown to the ApiError it answers as; unknown failures become `internal_error`. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof DriverError) return new ApiError(DRIVER_ERRORS[err.code], err.message);
+  if (isStoreError(err)) {
+    if (err.code === 'NotFound') return new ApiError('not_found', err.message);
+    if (err.code === 'Conflict' || err.code === 'AlreadyExists') return new ApiError('conflict');
+    if (err.code === 'Invalid' || err.code === 'BadRequest')
+      return new ApiError('invalid_request', err.message);
+    return new ApiError('internal_error');
+  }
+  const fe = err as Partial<FastifyError> | undefined;
+  if (fe?.validation) return new ApiError('invalid_request', fe.message);
+  const mapped = fe?.code ? FASTIFY_ERRORS[fe.code] : undefined;
+  if (mapped)
+    return new ApiError(mapped, mapped === 'invalid_json' ? ERRORS.invalid_json.message : fe?.message);
+  if (fe?.statusCode === 429) return new ApiError('rate_limited');
+  if (err instanceof SyntaxError) return new ApiError('invalid_json');
+  return new ApiError('internal_error');
+}
+
+/** The one error handler: logs server-side failures once, answers JSON `{error, message}`. */
+export function errorHandler(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const apiErr = toApiError(err);
+  if (apiErr.status >= 500) request.log.error({ err }, 'request failed');
+  else request.log.info({ code: apiErr.code }, apiErr.message);
+  return reply.code(apiErr.status).type('application/json; charset=utf-8').send(apiErr.toJSON());
+}
+
+export function notFoundHandler(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply.code(404).send(new ApiError('not_found').toJSON());
+}

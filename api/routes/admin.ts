@@ -1,0 +1,113 @@
+// The admin views (admin listener, admin key checked by the admin app): Mac minis with their VM
+// slots, all slots, and every active session across accounts. Read-only.
+import Type from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Mini, Sandbox, VM } from '../../crds/index.ts';
+import type { Store } from '../../store/store.ts';
+import { MiniItemSchema, SessionSchema, SlotInfoSchema } from '../schemas/admin.ts';
+import { sandboxInfo } from '../services/sandboxes.ts';
+import { vncPath } from '../viewer-token.ts';
+import type { ApiMetrics } from '../metrics.ts';
+
+/** VM phase → the spec's slot status. A VM stopped aside to make room is not usable now: `down`. */
+const SLOT_STATUS = {
+  warm: 'warm',
+  occupied: 'occupied',
+  cloning: 'cloning',
+  stopped: 'down',
+  down: 'down',
+} as const;
+
+function slotInfo(vm: VM, minis: Map<string, Mini>) {
+  const phase = vm.status?.phase;
+  return {
+    mac_mini_ip: minis.get(vm.spec.mini)?.spec.address ?? '',
+    vm_name: vm.status?.vmName ?? vm.metadata.name,
+    vm_ip: vm.status?.vmIp ?? '',
+    status: phase ? SLOT_STATUS[phase] : ('cloning' as const),
+    sandbox_id: (vm.spec.sandbox ?? vm.status?.sandbox ?? '').split('/').pop() ?? '',
+    last_active: vm.status?.lastActive ?? '',
+    phase: phase ?? ('unknown' as const),
+    cpu: vm.status?.cpu ?? vm.spec.cpu,
+    memory_gib: vm.status?.memoryGiB ?? vm.spec.memoryGiB,
+  };
+}
+
+async function fleet(store: Store) {
+  const [minis, vms] = await Promise.all([store.list<Mini>('Mini'), store.list<VM>('VM')]);
+  const byName = new Map(minis.items.map((m) => [m.metadata.name, m]));
+  const sorted = vms.items.sort(
+    (a, b) => a.spec.mini.localeCompare(b.spec.mini) || a.spec.slot - b.spec.slot,
+  );
+  return { minis: minis.items, vms: sorted, byName };
+}
+
+export interface AdminRouteOptions {
+  store: Store;
+  /** The customer app's metrics, served at /metrics on the admin listener. */
+  metrics?: ApiMetrics;
+}
+
+export const adminRoutes: FastifyPluginAsyncTypebox<AdminRouteOptions> = async (app, { store, metrics }) => {
+  const tags = ['admin'];
+
+  app.get(
+    '/admin/minis',
+    {
+      schema: {
+        tags,
+        summary: 'Mac minis with their VM slots',
+        response: { 200: Type.Array(MiniItemSchema) },
+      },
+    },
+    async () => {
+      const { minis, vms, byName } = await fleet(store);
+      return minis.map((m) => {
+        const slots = vms.filter((vm) => vm.spec.mini === m.metadata.name).map((vm) => slotInfo(vm, byName));
+        return {
+          ip: m.spec.address,
+          slots: slots.length > 0 ? slots : null,
+          name: m.metadata.name,
+          model: m.spec.model,
+          phase: m.status?.phase ?? 'pending',
+          reservation: m.status?.reservation ?? null,
+        };
+      });
+    },
+  );
+
+  app.get(
+    '/admin/slots',
+    { schema: { tags, summary: 'Every VM slot', response: { 200: Type.Array(SlotInfoSchema) } } },
+    async () => {
+      const { vms, byName } = await fleet(store);
+      return vms.map((vm) => slotInfo(vm, byName));
+    },
+  );
+
+  app.get(
+    '/admin/sessions',
+    {
+      schema: {
+        tags,
+        summary: 'Every live sandbox, all accounts',
+        response: { 200: Type.Array(SessionSchema) },
+      },
+    },
+    async () => {
+      const { items } = await store.list<Sandbox>('Sandbox');
+      return items
+        .filter((s) => !s.metadata.deletionTimestamp || s.status?.phase === 'completing')
+        .map((s) => ({ ...sandboxInfo(s, vncPath(s.metadata.name)), account: s.metadata.namespace ?? '' }));
+    },
+  );
+
+  if (metrics) {
+    app.get(
+      '/metrics',
+      { schema: { tags, summary: 'Prometheus metrics of the customer API' } },
+      async (_request, reply) =>
+        reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+    );
+  }
+};

@@ -1,0 +1,37 @@
+// Display information and the window / accessibility tree.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { DisplayInfoSchema, WindowsSchema } from '../schemas/control.ts';
+import { SandboxParams, errorResponses } from '../schemas/common.ts';
+import type { RouteOptions } from '../services/context.ts';
+import { guestFor } from '../services/request.ts';
+
+const tags = ['display'];
+const errors = errorResponses(400, 401, 404, 409, 502, 504);
+
+export const displayRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
+  app.get(
+    '/v1/sandboxes/:sandboxID/display/info',
+    {
+      schema: {
+        tags,
+        summary: 'Screen size and scale',
+        params: SandboxParams,
+        response: { 200: DisplayInfoSchema, ...errors },
+      },
+    },
+    async (request) => (await guestFor(ctx, request)).displayInfo(),
+  );
+
+  app.get(
+    '/v1/sandboxes/:sandboxID/display/windows',
+    {
+      schema: {
+        tags,
+        summary: 'Application windows with their accessibility tree',
+        params: SandboxParams,
+        response: { 200: WindowsSchema, ...errors },
+      },
+    },
+    async (request) => ({ windows: await (await guestFor(ctx, request)).windows() }),
+  );
+};

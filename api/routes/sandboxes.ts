@@ -1,0 +1,127 @@
+// Sandbox lifecycle: create (idempotent), list, info, delete, keepalive.
+import Type from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../auth.ts';
+import { idempotent } from '../idempotency.ts';
+import { SandboxParams, errorResponses, NoContent } from '../schemas/common.ts';
+import { ReservationIdSchema } from '../schemas/reservations.ts';
+import {
+  KeepaliveSchema,
+  SandboxCreateSchema,
+  SandboxCreatedSchema,
+  SandboxInfoSchema,
+} from '../schemas/sandboxes.ts';
+import type { RouteOptions } from '../services/context.ts';
+import { sandboxOf } from '../services/request.ts';
+import {
+  CREATE_DEADLINE_MS,
+  RESTORE_DEADLINE_MS,
+  createSandbox,
+  deleteSandbox,
+  findSandbox,
+  listSandboxes,
+  sandboxInfo,
+  vncUrlOf,
+} from '../services/sandboxes.ts';
+
+const tags = ['sandboxes'];
+
+export const sandboxRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
+  const idem = idempotent(ctx, (request) =>
+    (request.body as { snapshot?: string } | undefined)?.snapshot !== undefined
+      ? RESTORE_DEADLINE_MS
+      : CREATE_DEADLINE_MS,
+  );
+
+  app.post(
+    '/v1/sandboxes',
+    {
+      schema: {
+        tags,
+        summary: 'Create a sandbox (claims a warm VM, or boots one cold for another size or a snapshot)',
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(Type.String({ description: 'At most 255 bytes.' })),
+        }),
+        body: SandboxCreateSchema,
+        response: {
+          201: SandboxCreatedSchema,
+          ...errorResponses(400, 401, 402, 404, 409, 422, 502, 503, 504),
+        },
+      },
+      preHandler: idem.preHandler,
+      onSend: idem.onSend,
+    },
+    async (request, reply) => {
+      const created = await createSandbox(ctx, principalOf(request), request.body);
+      return reply.code(201).send(created);
+    },
+  );
+
+  app.get(
+    '/v1/sandboxes',
+    {
+      schema: {
+        tags,
+        summary: "List the caller's sandboxes",
+        querystring: Type.Object(
+          { reservation_id: Type.Optional(ReservationIdSchema) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Array(SandboxInfoSchema), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const sandboxes = await listSandboxes(ctx, principalOf(request), request.query.reservation_id);
+      return Promise.all(sandboxes.map(async (s) => sandboxInfo(s, await vncUrlOf(ctx, s))));
+    },
+  );
+
+  app.get(
+    '/v1/sandboxes/:sandboxID',
+    {
+      schema: {
+        tags,
+        summary: 'Sandbox info',
+        params: SandboxParams,
+        response: { 200: SandboxInfoSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const sandbox = await sandboxOf(ctx, request);
+      return sandboxInfo(sandbox, await vncUrlOf(ctx, sandbox));
+    },
+  );
+
+  app.delete(
+    '/v1/sandboxes/:sandboxID',
+    {
+      schema: {
+        tags,
+        summary: 'Destroy a sandbox (its VM is discarded and a fresh one cloned)',
+        params: SandboxParams,
+        response: { 204: NoContent, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      await deleteSandbox(ctx, await sandboxOf(ctx, request));
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/v1/sandboxes/:sandboxID/keepalive',
+    {
+      schema: {
+        tags,
+        summary: 'Heartbeat: keeps an ephemeral sandbox from the idle reaper',
+        params: SandboxParams,
+        response: { 200: KeepaliveSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const sandbox = await findSandbox(ctx, principalOf(request), request.params.sandboxID);
+      const at = await ctx.activity.touch(sandbox.metadata.namespace!, sandbox.metadata.name, true);
+      return { sandbox_id: sandbox.metadata.name, last_active: at.toISOString() };
+    },
+  );
+};

@@ -1,0 +1,53 @@
+// Wire shapes shared by many routes: the error body, path parameters, command results.
+// Patterns, limits and enums come from crds/ so each is declared once.
+import type { Readable } from 'node:stream';
+import Type, { type TSchema } from 'typebox';
+import { SANDBOX_ID_PATTERN } from '../../crds/sandbox.ts';
+
+export const ErrorBodySchema = Type.Object(
+  {
+    error: Type.String({ description: 'A stable error code, e.g. `sandbox_not_found`.' }),
+    message: Type.String({ description: 'A sentence for people.' }),
+  },
+  { description: 'Every error response.' },
+);
+
+/** A nullable date-time: unknown until a reconciler sets it (e.g. `start_at` of a pending reservation). */
+export const NullableDateTime = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+export const DateTimeString = Type.String({ format: 'date-time' });
+
+export const SandboxIdSchema = Type.String({ pattern: SANDBOX_ID_PATTERN });
+export const SandboxParams = Type.Object({ sandboxID: SandboxIdSchema });
+
+/** Command result of an input action (click, type, …): it ran. */
+export const OkResultSchema = Type.Object(
+  { ok: Type.Boolean({ description: 'Always true: failures answer with an error status instead.' }) },
+  { additionalProperties: true },
+);
+
+/** References to the error body for the statuses a route may answer with. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const s of statuses) out[s] = ErrorBodySchema;
+  return out;
+}
+
+/** Binary response bodies in OpenAPI (the serializer is bypassed for Buffers and streams). */
+export function binaryResponse(contentTypes: string[], description: string) {
+  const content: Record<string, { schema: { type: 'string'; format: 'binary' } }> = {};
+  for (const t of contentTypes) content[t] = { schema: { type: 'string', format: 'binary' } };
+  return Type.Unsafe<Buffer | Readable>({ description, content } as unknown as TSchema);
+}
+
+/** An empty response (204). */
+export const NoContent = Type.Unsafe<undefined>({
+  type: 'null',
+  description: 'No content.',
+} as unknown as TSchema);
+
+/** A numeric limit declared on a crds/ schema (so the wire schema reuses it rather than repeating it). */
+export function limitOf(schema: unknown, keyword: 'minimum' | 'maximum' | 'minLength' | 'maxLength'): number {
+  const value = (schema as Record<string, unknown>)[keyword];
+  if (typeof value !== 'number') throw new Error(`schema has no ${keyword}`);
+  return value;
+}

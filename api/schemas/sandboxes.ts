@@ -1,0 +1,98 @@
+// Wire shapes of sandboxes: the spec's create request and response, sandbox info, viewer tokens, exec.
+import Type, { type Static } from 'typebox';
+import { MIN_CPU, MIN_MEMORY_GIB } from '../../crds/sandbox.ts';
+import { DateTimeString, NullableDateTime, SandboxIdSchema } from './common.ts';
+import { ReservationIdSchema } from './reservations.ts';
+
+export const SandboxCreateSchema = Type.Object(
+  {
+    reservation_id: Type.Optional(ReservationIdSchema),
+    cpu: Type.Optional(
+      Type.Integer({ minimum: MIN_CPU, maximum: 1024, description: `vCPUs; at least ${MIN_CPU}.` }),
+    ),
+    memory_gib: Type.Optional(
+      Type.Integer({ minimum: MIN_MEMORY_GIB, maximum: 4096, description: `At least ${MIN_MEMORY_GIB}.` }),
+    ),
+    disk_gib: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 65536, description: "Must equal the image's disk size." }),
+    ),
+    snapshot: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 253, description: 'Snapshot version to restore.' }),
+    ),
+    ephemeral: Type.Optional(
+      Type.Boolean({ description: 'true: destroyed after about 2 minutes without activity. Default false.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SandboxCreate = Static<typeof SandboxCreateSchema>;
+
+const Urls = {
+  vnc_url: Type.String({ description: 'Path of the VNC WebSocket, carrying a viewer token in `?token=`.' }),
+  ssh_url: Type.String({ description: 'Path of the SSH WebSocket.' }),
+};
+
+export const SandboxCreatedSchema = Type.Object({
+  sandbox_id: SandboxIdSchema,
+  created_at: DateTimeString,
+  vm_ip: Type.String(),
+  ...Urls,
+  boot: Type.Enum(['warm', 'cold']),
+  cpu: Type.Integer(),
+  memory_gib: Type.Integer(),
+  reservation_id: Type.String(),
+  ephemeral: Type.Boolean(),
+});
+export type SandboxCreated = Static<typeof SandboxCreatedSchema>;
+
+export const SANDBOX_STATES = ['pending', 'booting', 'running', 'completing', 'failed', 'deleting'] as const;
+
+export const SandboxInfoSchema = Type.Object({
+  sandbox_id: SandboxIdSchema,
+  created_at: DateTimeString,
+  last_active: NullableDateTime,
+  vm_ip: Type.String(),
+  ...Urls,
+  state: Type.Enum([...SANDBOX_STATES]),
+  reservation_id: Type.String(),
+  boot: Type.Union([Type.Enum(['warm', 'cold']), Type.Null()]),
+  cpu: Type.Union([Type.Integer(), Type.Null()]),
+  memory_gib: Type.Union([Type.Integer(), Type.Null()]),
+  ephemeral: Type.Boolean(),
+});
+export type SandboxInfo = Static<typeof SandboxInfoSchema>;
+
+export const ViewerTokenSchema = Type.Object({
+  vnc_url: Type.String(),
+  token: Type.String(),
+  expires_at: DateTimeString,
+});
+
+/** Longest exec timeout, in seconds; the SDK's default is 120. */
+export const MAX_EXEC_TIMEOUT_S = 3600;
+
+export const ExecRequestSchema = Type.Object(
+  {
+    command: Type.String({ minLength: 1, maxLength: 1_000_000 }),
+    timeout: Type.Integer({
+      minimum: 1,
+      maximum: MAX_EXEC_TIMEOUT_S,
+      default: 120,
+      description: 'Seconds before the command is killed (return_code 124, timed_out true).',
+    }),
+    ax: Type.Boolean({
+      default: false,
+      description: "true runs under the in-VM control agent's session (the SDK's exec_ax).",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const ExecResultSchema = Type.Object({
+  stdout: Type.String(),
+  stderr: Type.String(),
+  return_code: Type.Integer(),
+  timed_out: Type.Boolean(),
+});
+
+export const KeepaliveSchema = Type.Object({ sandbox_id: SandboxIdSchema, last_active: DateTimeString });

@@ -1,0 +1,56 @@
+// What every route of the customer API is given: the store, the host drivers (data plane), the
+// clock, and the few API-wide helpers built from them. Provided through the app, never imported.
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { DriverKind } from '../../crds/index.ts';
+import type { Driver } from '../../hosts/driver.ts';
+import type { Clock } from '../../operator/runtime/clock.ts';
+import type { Store } from '../../store/store.ts';
+import type { ViewerTokens } from '../viewer-token.ts';
+import type { ActivityTracker } from './activity.ts';
+
+export type Drivers = Partial<Record<DriverKind, Driver>>;
+
+/**
+ * Hooks an in-process operator may offer, to react at once to what the API writes instead of on
+ * its next watch event (the watch alone is enough for correctness).
+ */
+export interface OperatorHooks {
+  /** The API wrote a resource (`kind`, `namespace/name`). */
+  written?(kind: string, key: string): void;
+}
+
+export interface ApiContext {
+  store: Store;
+  drivers: Drivers;
+  clock: Clock;
+  viewerTokens: ViewerTokens;
+  activity: ActivityTracker;
+  /** This process's boot; an idempotent request in flight under an earlier boot is released. */
+  bootId: string;
+  /** The gateway environment idempotency keys are scoped to. */
+  environment: string;
+  operatorHooks?: OperatorHooks;
+  /** Aborted when the app closes: long waits end with 503 `server_shutting_down`. */
+  shutdown: AbortSignal;
+}
+
+/** The Fastify instance routes are declared on: schemas typed by the TypeBox type provider. */
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** The options every route plugin gets. */
+export interface RouteOptions {
+  ctx: ApiContext;
+}

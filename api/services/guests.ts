@@ -1,0 +1,27 @@
+// The data plane: control calls on a running sandbox go straight to its VM through the host driver
+// of the Mac it runs on (`drivers[mini.spec.driver].host(mini).guest(vm)`), not through resources.
+import type { Mini, Sandbox } from '../../crds/index.ts';
+import type { Guest } from '../../hosts/driver.ts';
+import { ApiError } from '../errors.ts';
+import type { ApiContext } from './context.ts';
+
+export async function guestOf(ctx: ApiContext, sandbox: Sandbox): Promise<Guest> {
+  const { phase, mini: miniName, vm } = sandbox.status ?? {};
+  if (phase !== 'running' || sandbox.metadata.deletionTimestamp || !miniName || !vm) {
+    throw new ApiError(
+      'sandbox_not_running',
+      `The sandbox is ${sandbox.metadata.deletionTimestamp ? 'being deleted' : (phase ?? 'pending')}.`,
+    );
+  }
+  const mini = await ctx.store.get<Mini>({ kind: 'Mini', name: miniName });
+  const driver = mini ? ctx.drivers[mini.spec.driver] : undefined;
+  if (!mini || !driver)
+    throw new ApiError('guest_unreachable', 'The Mac running this sandbox is not reachable.');
+  const host = driver.host({
+    name: mini.metadata.name,
+    address: mini.spec.address,
+    model: mini.spec.model,
+    ...(mini.spec.credentialsRef !== undefined && { credentialsRef: mini.spec.credentialsRef }),
+  });
+  return host.guest(vm);
+}

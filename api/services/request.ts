@@ -1,0 +1,23 @@
+// What most sandbox routes do first: find the caller's sandbox (404 for anyone else's) and record
+// the request as activity on it (for the idle reaper of ephemeral sandboxes).
+import type { FastifyRequest } from 'fastify';
+import type { Sandbox } from '../../crds/index.ts';
+import type { Guest } from '../../hosts/driver.ts';
+import { principalOf } from '../auth.ts';
+import type { ApiContext } from './context.ts';
+import { guestOf } from './guests.ts';
+import { findSandbox } from './sandboxes.ts';
+
+export async function sandboxOf(ctx: ApiContext, request: FastifyRequest): Promise<Sandbox> {
+  // Every route using this declares `sandboxID` in its params schema, validated before the handler.
+  const { sandboxID } = request.params as { sandboxID: string };
+  const sandbox = await findSandbox(ctx, principalOf(request), sandboxID);
+  // Not awaited: the write is throttled and must not add latency to the request.
+  void ctx.activity.touch(sandbox.metadata.namespace!, sandbox.metadata.name);
+  return sandbox;
+}
+
+/** The guest of the caller's running sandbox, for data-plane calls. */
+export async function guestFor(ctx: ApiContext, request: FastifyRequest): Promise<Guest> {
+  return guestOf(ctx, await sandboxOf(ctx, request));
+}

@@ -1,0 +1,289 @@
+// The sandbox lifecycle as the API drives it: it never touches a Mac. Create answers capacity
+// refusals at once with the pure scheduler, then writes a Sandbox and waits until the sandbox
+// reconciler reports `running` or `failed`; delete writes the deletion and lets the reconciler
+// release the VM (finalizer). Reads map the resource to the spec's wire shapes.
+import { randomBytes } from 'node:crypto';
+import {
+  API_VERSION,
+  type Mini,
+  type Reservation,
+  type Sandbox,
+  type Snapshot,
+  type VM,
+} from '../../crds/index.ts';
+import {
+  isScheduleErrorCode,
+  isScheduleFailure,
+  miniView,
+  sandboxUse,
+  schedule,
+  type SandboxUse,
+  type ScheduleRequest,
+} from '../../operator/scheduler/index.ts';
+import type { Principal } from '../auth.ts';
+import { ApiError } from '../errors.ts';
+import type { SandboxCreate, SandboxCreated, SandboxInfo } from '../schemas/sandboxes.ts';
+import { vncPath } from '../viewer-token.ts';
+import type { ApiContext } from './context.ts';
+import { RESERVATION_LABEL, findReservation, isActive, reservationForCreate } from './reservations.ts';
+import { waitForResource } from './wait.ts';
+
+/** Attempt deadlines (spec, Limits): an ordinary create, and a snapshot restore. */
+export const CREATE_DEADLINE_MS = 10 * 60 * 1000;
+export const RESTORE_DEADLINE_MS = 25 * 60 * 1000;
+
+export function sshPath(sandboxId: string): string {
+  return `/v1/sandboxes/${sandboxId}/ssh`;
+}
+
+function newSandboxId(): string {
+  return `sb-${randomBytes(16).toString('hex')}`;
+}
+
+/** True while customers see the sandbox: not deleted, except while `completing` at reservation expiry. */
+function visible(sandbox: Sandbox): boolean {
+  return !sandbox.metadata.deletionTimestamp || sandbox.status?.phase === 'completing';
+}
+
+/** A sandbox the principal owns (404 for anyone else, and for a reservation key of another reservation). */
+export async function findSandbox(ctx: ApiContext, principal: Principal, id: string): Promise<Sandbox> {
+  const sandbox = await ctx.store.get<Sandbox>({ kind: 'Sandbox', namespace: principal.account, name: id });
+  if (!sandbox || !visible(sandbox)) throw new ApiError('sandbox_not_found');
+  if (principal.reservation !== undefined && sandbox.spec.reservation !== principal.reservation) {
+    throw new ApiError('sandbox_not_found');
+  }
+  return sandbox;
+}
+
+export async function listSandboxes(
+  ctx: ApiContext,
+  principal: Principal,
+  reservationId?: string,
+): Promise<Sandbox[]> {
+  const { items } = await ctx.store.list<Sandbox>('Sandbox', { namespace: principal.account });
+  const only = principal.reservation ?? reservationId;
+  return items
+    .filter((s) => visible(s) && (only === undefined || s.spec.reservation === only))
+    .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
+}
+
+export async function createSandbox(
+  ctx: ApiContext,
+  principal: Principal,
+  body: SandboxCreate,
+): Promise<SandboxCreated> {
+  const reservation = await reservationForCreate(ctx, principal, body.reservation_id);
+  const request = await scheduleRequest(ctx, principal, body);
+  await refuseAtOnce(ctx, reservation, request);
+
+  const sandbox = await ctx.store.create<Sandbox>({
+    apiVersion: API_VERSION,
+    kind: 'Sandbox',
+    metadata: {
+      name: newSandboxId(),
+      namespace: principal.account,
+      labels: { [RESERVATION_LABEL]: reservation.metadata.name },
+    },
+    spec: {
+      reservation: reservation.metadata.name,
+      ...(body.cpu !== undefined && { cpu: body.cpu }),
+      ...(body.memory_gib !== undefined && { memoryGiB: body.memory_gib }),
+      ...(body.disk_gib !== undefined && { diskGiB: body.disk_gib }),
+      ...(body.snapshot !== undefined && { snapshot: body.snapshot }),
+      ephemeral: body.ephemeral ?? false,
+    },
+  });
+  ctx.operatorHooks?.written?.('Sandbox', `${principal.account}/${sandbox.metadata.name}`);
+  const running = await waitUntilRunning(ctx, sandbox);
+  return createdWire(ctx, running, reservation);
+}
+
+/** The scheduler's request; a restore carries the base image recorded in the snapshot. */
+async function scheduleRequest(
+  ctx: ApiContext,
+  principal: Principal,
+  body: SandboxCreate,
+): Promise<ScheduleRequest> {
+  const request: ScheduleRequest = {
+    ...(body.cpu !== undefined && { cpu: body.cpu }),
+    ...(body.memory_gib !== undefined && { memoryGiB: body.memory_gib }),
+    ...(body.disk_gib !== undefined && { diskGiB: body.disk_gib }),
+  };
+  if (body.snapshot === undefined) return request;
+  const snapshot = await ctx.store.get<Snapshot>({
+    kind: 'Snapshot',
+    namespace: principal.account,
+    name: body.snapshot,
+  });
+  if (!snapshot || snapshot.metadata.deletionTimestamp) throw new ApiError('snapshot_not_found');
+  const { phase, baseImage, diskGiB } = snapshot.status ?? {};
+  if (phase !== 'ready' || baseImage === undefined || diskGiB === undefined)
+    throw new ApiError('snapshot_not_ready');
+  return { ...request, snapshot: { baseImage, diskGiB } };
+}
+
+/**
+ * Runs the scheduler on what the store holds now and answers its refusal before anything is
+ * written. A yes is only advice: the reconciler schedules again and claims by a conditional write.
+ */
+async function refuseAtOnce(
+  ctx: ApiContext,
+  reservation: Reservation,
+  request: ScheduleRequest,
+): Promise<void> {
+  const names = new Set(reservation.status?.minis ?? []);
+  const [minis, vms, sandboxes] = await Promise.all([
+    Promise.all([...names].map((name) => ctx.store.get<Mini>({ kind: 'Mini', name }))),
+    ctx.store.list<VM>('VM'),
+    ctx.store.list<Sandbox>('Sandbox', { namespace: reservation.metadata.namespace! }),
+  ]);
+  const result = schedule({
+    minis: minis.flatMap((m) => (m ? [miniView(m)] : [])),
+    vms: vms.items.filter((vm) => names.has(vm.spec.mini)),
+    sandboxes: sandboxes.items.flatMap((s): SandboxUse[] => {
+      const use = sandboxUse(s);
+      return use && names.has(use.mini) ? [use] : [];
+    }),
+    request,
+  });
+  if (isScheduleFailure(result)) throw new ApiError(result.error, capitalize(result.message));
+}
+
+type Outcome = { ok: Sandbox } | { err: ApiError };
+
+async function waitUntilRunning(ctx: ApiContext, sandbox: Sandbox): Promise<Sandbox> {
+  const restore = sandbox.spec.snapshot !== undefined;
+  const outcome = await waitForResource<Sandbox, Outcome>({
+    store: ctx.store,
+    clock: ctx.clock,
+    kind: 'Sandbox',
+    namespace: sandbox.metadata.namespace!,
+    name: sandbox.metadata.name,
+    fromVersion: sandbox.metadata.resourceVersion,
+    decide: (obj) => {
+      if (!obj || obj.metadata.uid !== sandbox.metadata.uid) {
+        return {
+          result: { err: new ApiError('sandbox_failed', 'The sandbox was deleted before it started.') },
+        };
+      }
+      if (obj.status?.phase === 'running') return { result: { ok: obj } };
+      if (obj.status?.phase === 'failed' || obj.metadata.deletionTimestamp)
+        return { result: { err: failureOf(obj) } };
+      return undefined;
+    },
+    timeoutMs: restore ? RESTORE_DEADLINE_MS : CREATE_DEADLINE_MS,
+    onTimeout: () => ({
+      err: new ApiError('operation_timeout', 'The sandbox did not start before its deadline.'),
+    }),
+    signal: ctx.shutdown,
+  });
+  if ('ok' in outcome) return outcome.ok;
+  // The caller never learns this sandbox's id: do not leave it holding a VM.
+  await ctx.store
+    .delete(
+      { kind: 'Sandbox', namespace: sandbox.metadata.namespace!, name: sandbox.metadata.name },
+      { uid: sandbox.metadata.uid! },
+    )
+    .catch(() => undefined);
+  throw outcome.err;
+}
+
+/** The error a failed sandbox answers with: the scheduler's code, or a boot/restore failure (502). */
+function failureOf(sandbox: Sandbox): ApiError {
+  const reason = sandbox.status?.reason;
+  const message = sandbox.status?.message;
+  if (reason !== undefined && isScheduleErrorCode(reason))
+    return new ApiError(reason, message && capitalize(message));
+  if (sandbox.spec.snapshot !== undefined) return new ApiError('snapshot_failed', message);
+  return new ApiError(
+    'sandbox_failed',
+    message ??
+      (sandbox.metadata.deletionTimestamp ? 'The sandbox was deleted before it started.' : undefined),
+  );
+}
+
+/** Deletes a sandbox; the reconciler releases its VM (finalizer) and a fresh one is cloned. */
+export async function deleteSandbox(ctx: ApiContext, sandbox: Sandbox): Promise<void> {
+  await ctx.store.delete(
+    { kind: 'Sandbox', namespace: sandbox.metadata.namespace!, name: sandbox.metadata.name },
+    { uid: sandbox.metadata.uid! },
+  );
+}
+
+/** A fresh viewer link, when the sandbox runs in an active reservation; the bare path otherwise. */
+export async function vncUrlOf(
+  ctx: ApiContext,
+  sandbox: Sandbox,
+  reservation?: Reservation,
+): Promise<string> {
+  const now = ctx.clock.now();
+  if (sandbox.status?.phase !== 'running' || sandbox.metadata.deletionTimestamp)
+    return vncPath(sandbox.metadata.name);
+  const r =
+    reservation ??
+    (await ctx.store.get<Reservation>({
+      kind: 'Reservation',
+      namespace: sandbox.metadata.namespace!,
+      name: sandbox.spec.reservation,
+    }));
+  if (!r || !isActive(r, now)) return vncPath(sandbox.metadata.name);
+  return ctx.viewerTokens.mint(sandbox, r, now).vncUrl;
+}
+
+/** A viewer token for the owner (spec: POST /v1/sandboxes/{id}/viewer-token). */
+export async function viewerTokenFor(ctx: ApiContext, principal: Principal, sandbox: Sandbox) {
+  if (sandbox.status?.phase !== 'running' || sandbox.metadata.deletionTimestamp)
+    throw new ApiError('sandbox_not_running');
+  const reservation = await findReservation(
+    ctx,
+    { ...principal, reservation: undefined },
+    sandbox.spec.reservation,
+  );
+  if (!isActive(reservation, ctx.clock.now())) throw new ApiError('reservation_not_active');
+  const t = ctx.viewerTokens.mint(sandbox, reservation, ctx.clock.now());
+  return { vnc_url: t.vncUrl, token: t.token, expires_at: t.expiresAt.toISOString() };
+}
+
+async function createdWire(
+  ctx: ApiContext,
+  sandbox: Sandbox,
+  reservation: Reservation,
+): Promise<SandboxCreated> {
+  const s = sandbox.status ?? {};
+  return {
+    sandbox_id: sandbox.metadata.name,
+    created_at: sandbox.metadata.creationTimestamp ?? new Date(ctx.clock.now()).toISOString(),
+    vm_ip: s.vmIp ?? '',
+    vnc_url: await vncUrlOf(ctx, sandbox, reservation),
+    ssh_url: sshPath(sandbox.metadata.name),
+    boot: s.boot ?? 'warm',
+    cpu: s.cpu ?? sandbox.spec.cpu ?? 0,
+    memory_gib: s.memoryGiB ?? sandbox.spec.memoryGiB ?? 0,
+    reservation_id: sandbox.spec.reservation,
+    ephemeral: sandbox.spec.ephemeral,
+  };
+}
+
+/** The spec's sandbox info; `state` is the phase, or `deleting` once deletion started. */
+export function sandboxInfo(sandbox: Sandbox, vncUrl: string): SandboxInfo {
+  const s = sandbox.status ?? {};
+  const deleting = sandbox.metadata.deletionTimestamp !== undefined && s.phase !== 'completing';
+  return {
+    sandbox_id: sandbox.metadata.name,
+    created_at: sandbox.metadata.creationTimestamp ?? new Date(0).toISOString(),
+    last_active: s.lastActive ?? null,
+    vm_ip: s.vmIp ?? '',
+    vnc_url: vncUrl,
+    ssh_url: sshPath(sandbox.metadata.name),
+    state: deleting ? 'deleting' : (s.phase ?? 'pending'),
+    reservation_id: sandbox.spec.reservation,
+    boot: s.boot ?? null,
+    cpu: s.cpu ?? null,
+    memory_gib: s.memoryGiB ?? null,
+    ephemeral: sandbox.spec.ephemeral,
+  };
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}

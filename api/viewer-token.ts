@@ -1,0 +1,115 @@
+// Sandbox-scoped viewer tokens: what a `vnc_url` carries instead of an account key. A token is an
+// HMAC-SHA256-signed claim {account, sandbox id, sandbox uid, expiry}; nothing is stored. It expires
+// within an hour, or at the reservation's `end_at` if earlier, and every viewer request checks again
+// that the sandbox still exists and its reservation is still active (so reservation edits and
+// deletions take effect at once). The signing secret is per deployment (see docs/api.md).
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Reservation, Sandbox } from '../crds/index.ts';
+import type { Store } from '../store/store.ts';
+import { ApiError } from './errors.ts';
+
+/** Longest life of a viewer link (spec, Limits). */
+export const VIEWER_TOKEN_TTL_MS = 60 * 60 * 1000;
+
+interface Claims {
+  /** account (namespace) */
+  a: string;
+  /** sandbox id */
+  s: string;
+  /** sandbox uid: a token never outlives the sandbox it was minted for */
+  u: string;
+  /** expiry, ms since the epoch */
+  e: number;
+}
+
+export interface ViewerToken {
+  token: string;
+  expiresAt: Date;
+  /** The path of the VNC WebSocket carrying this token. */
+  vncUrl: string;
+}
+
+export interface ViewerGrant {
+  sandbox: Sandbox;
+  reservation: Reservation;
+  expiresAt: number;
+}
+
+export function vncPath(sandboxId: string): string {
+  return `/v1/sandboxes/${sandboxId}/vnc`;
+}
+
+export class ViewerTokens {
+  readonly #secret: Buffer;
+
+  constructor(secret: Buffer) {
+    if (secret.length < 32) throw new Error('the viewer token secret must be at least 32 bytes');
+    this.#secret = secret;
+  }
+
+  /** Mints a link for a running sandbox of an active reservation. */
+  mint(sandbox: Sandbox, reservation: Reservation, now: number): ViewerToken {
+    const endAt = reservation.status?.endAt ? Date.parse(reservation.status.endAt) : Infinity;
+    const claims: Claims = {
+      a: sandbox.metadata.namespace ?? '',
+      s: sandbox.metadata.name,
+      u: sandbox.metadata.uid ?? '',
+      e: Math.min(now + VIEWER_TOKEN_TTL_MS, endAt),
+    };
+    const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
+    const token = `${payload}.${this.#sign(payload)}`;
+    return { token, expiresAt: new Date(claims.e), vncUrl: `${vncPath(claims.s)}?token=${token}` };
+  }
+
+  /**
+   * Checks a token presented for `sandboxId`: signature, expiry, and that the sandbox and its
+   * reservation are still live. Throws 401 `invalid_viewer_token` for any failure, with no detail.
+   */
+  async verify(
+    store: Store,
+    token: string | undefined,
+    sandboxId: string,
+    now: number,
+  ): Promise<ViewerGrant> {
+    const claims = token === undefined ? undefined : this.#claims(token);
+    if (!claims || claims.s !== sandboxId || claims.e <= now) throw new ApiError('invalid_viewer_token');
+    const sandbox = await store.get<Sandbox>({ kind: 'Sandbox', namespace: claims.a, name: claims.s });
+    if (!sandbox || sandbox.metadata.uid !== claims.u || sandbox.metadata.deletionTimestamp) {
+      throw new ApiError('invalid_viewer_token');
+    }
+    if (sandbox.status?.phase !== 'running') throw new ApiError('invalid_viewer_token');
+    const reservation = await store.get<Reservation>({
+      kind: 'Reservation',
+      namespace: claims.a,
+      name: sandbox.spec.reservation,
+    });
+    const endAt = reservation?.status?.endAt ? Date.parse(reservation.status.endAt) : Infinity;
+    if (!reservation || reservation.status?.phase !== 'active' || endAt <= now) {
+      throw new ApiError('invalid_viewer_token');
+    }
+    return { sandbox, reservation, expiresAt: Math.min(claims.e, endAt) };
+  }
+
+  #sign(payload: string): string {
+    return createHmac('sha256', this.#secret).update(payload).digest('base64url');
+  }
+
+  #claims(token: string): Claims | undefined {
+    if (token.length > 1024) return undefined;
+    const [payload, signature, extra] = token.split('.');
+    if (!payload || !signature || extra !== undefined) return undefined;
+    const expected = Buffer.from(this.#sign(payload));
+    const given = Buffer.from(signature);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
+    try {
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Partial<Claims>;
+      const { a, s, u, e } = claims;
+      if (typeof a !== 'string' || typeof s !== 'string' || typeof u !== 'string' || typeof e !== 'number') {
+        return undefined;
+      }
+      return { a, s, u, e };
+    } catch {
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,24 @@
+// The SSH WebSocket (`/v1/sandboxes/{id}/ssh`, account or reservation key): relays the VM's sshd
+// byte for byte; the SSH client on the other end speaks SSH through it (see docs/api.md for logging
+// in). The key is checked like on every other sandbox endpoint: one account never reaches another's.
+import type { IncomingMessage } from 'node:http';
+import { authenticate } from '../auth.ts';
+import type { ApiContext } from '../services/context.ts';
+import { guestOf } from '../services/guests.ts';
+import { findSandbox } from '../services/sandboxes.ts';
+import { connectTcp } from './connect.ts';
+import type { ProxyTarget } from './upgrade.ts';
+
+export async function sshTarget(
+  ctx: ApiContext,
+  request: IncomingMessage,
+  sandboxId: string,
+): Promise<ProxyTarget> {
+  const principal = await authenticate(ctx.store, request.headers.authorization, ctx.clock.now());
+  const sandbox = await findSandbox(ctx, principal, sandboxId);
+  const guest = await guestOf(ctx, sandbox);
+  const endpoint = await guest.ssh();
+  const tcp = await connectTcp(endpoint.host, endpoint.port);
+  tcp.pause();
+  return { kind: 'ssh', sandbox, tcp };
+}

@@ -1,0 +1,148 @@
+// WebSocket upgrades of the customer listener: `/v1/sandboxes/{id}/vnc` and `/ssh`. Everything that
+// can fail (auth, sandbox, the VM's port, the VM's VNC login) is done before the upgrade, so a
+// failure is an ordinary JSON error response; then the socket is upgraded and relayed.
+// An open connection counts as activity for the idle reaper, and closes when the app closes.
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Sandbox } from '../../crds/index.ts';
+import { ApiError, toApiError } from '../errors.ts';
+import type { ApiMetrics } from '../metrics.ts';
+import type { ApiContext } from '../services/context.ts';
+import { writeHttpError } from './connect.ts';
+import { relay } from './relay.ts';
+import { sshTarget } from './ssh-proxy.ts';
+import { vncTarget } from './vnc-proxy.ts';
+
+/** While a connection is open, activity is recorded this often (the reaper's idle limit is ~2 min). */
+export const ACTIVITY_INTERVAL_MS = 30_000;
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+const CLOSE_GRACE_MS = 2_000;
+const PATH = /^\/v1\/sandboxes\/(sb-[0-9a-f]{32})\/(vnc|ssh)$/;
+
+export interface ProxyTarget {
+  kind: 'vnc' | 'ssh';
+  sandbox: Sandbox;
+  /** Connected to the VM, paused. */
+  tcp: Socket;
+  initialToClient?: Buffer;
+  /** When the connection must end (viewer link expiry), ms since the epoch. */
+  closeAt?: number;
+  /** A handshake with the client after the upgrade; resolves with bytes read beyond it. */
+  greet?: (ws: WebSocket) => Promise<Buffer>;
+}
+
+export interface WebSocketProxies {
+  /** Open connections. */
+  readonly size: number;
+  /** Closes every open connection (1001 going away). */
+  close(): Promise<void>;
+}
+
+export function attachWebSocketProxies(
+  server: { on(event: 'upgrade', fn: (req: IncomingMessage, socket: Duplex, head: Buffer) => void): unknown },
+  ctx: ApiContext,
+  log: FastifyBaseLogger,
+  metrics: ApiMetrics,
+): WebSocketProxies {
+  const wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: MAX_MESSAGE_BYTES,
+    // noVNC and websockify clients may ask for the `binary` subprotocol.
+    handleProtocols: (protocols) => (protocols.has('binary') ? 'binary' : false),
+  });
+  const open = new Set<Promise<void>>();
+
+  server.on('upgrade', (request, socket, head) => {
+    const reqLog = log.child({ reqId: randomUUID() });
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const match = PATH.exec(url.pathname);
+    if (!match || request.method !== 'GET') return writeHttpError(socket, new ApiError('not_found'));
+    const [, sandboxId, kind] = match as unknown as [string, string, 'vnc' | 'ssh'];
+    reqLog.info({ method: request.method, url: url.pathname, kind }, 'websocket upgrade');
+    const connection = serve(kind, sandboxId, request, socket, head, url, reqLog).catch((err: unknown) => {
+      const apiErr = toApiError(err);
+      if (apiErr.status >= 500) reqLog.error({ err }, 'websocket proxy failed');
+      else reqLog.info({ code: apiErr.code }, apiErr.message);
+      writeHttpError(socket, apiErr);
+    });
+    open.add(connection);
+    void connection.finally(() => open.delete(connection));
+  });
+
+  async function serve(
+    kind: 'vnc' | 'ssh',
+    sandboxId: string,
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    url: URL,
+    reqLog: FastifyBaseLogger,
+  ): Promise<void> {
+    const target =
+      kind === 'vnc'
+        ? await vncTarget(ctx, request, sandboxId, url)
+        : await sshTarget(ctx, request, sandboxId);
+    if (socket.destroyed) {
+      target.tcp.destroy();
+      return;
+    }
+    const ws = await new Promise<WebSocket>((resolve) => wss.handleUpgrade(request, socket, head, resolve));
+    const ns = target.sandbox.metadata.namespace!;
+    const name = target.sandbox.metadata.name;
+    metrics.wsConnections.inc({ kind });
+    void ctx.activity.touch(ns, name, true);
+    const heartbeat = setInterval(() => void ctx.activity.touch(ns, name), ACTIVITY_INTERVAL_MS);
+    const expiry =
+      target.closeAt === undefined
+        ? undefined
+        : setTimeout(
+            () => ws.close(4001, 'viewer link expired'),
+            Math.max(0, target.closeAt - ctx.clock.now()),
+          );
+    const stop = () => ws.readyState === ws.OPEN && ws.close(1001, 'server shutting down');
+    ctx.shutdown.addEventListener('abort', stop, { once: true });
+    try {
+      const initialToVm = target.greet ? await target.greet(ws) : undefined;
+      await relay(target.tcp, ws, {
+        ...(target.initialToClient && { initialToClient: target.initialToClient }),
+        ...(initialToVm && { initialToVm }),
+        counters: {
+          toVm: (n) => metrics.wsBytes.inc({ kind, direction: 'to_vm' }, n),
+          toClient: (n) => metrics.wsBytes.inc({ kind, direction: 'to_client' }, n),
+        },
+      });
+    } catch (err) {
+      reqLog.info({ err: (err as Error).message }, 'websocket handshake failed');
+      target.tcp.destroy();
+      if (ws.readyState === ws.OPEN) ws.close(1002, 'handshake failed');
+    } finally {
+      clearInterval(heartbeat);
+      if (expiry) clearTimeout(expiry);
+      ctx.shutdown.removeEventListener('abort', stop);
+      metrics.wsConnections.dec({ kind });
+      void ctx.activity.touch(ns, name, true);
+      reqLog.info({ kind }, 'websocket closed');
+    }
+  }
+
+  return {
+    get size() {
+      return open.size;
+    },
+    async close() {
+      for (const client of wss.clients) client.close(1001, 'server shutting down');
+      // A client that does not answer the close frame is cut off rather than waited for.
+      const cutOff = setTimeout(() => {
+        for (const client of wss.clients) client.terminate();
+      }, CLOSE_GRACE_MS);
+      await Promise.allSettled([...open]);
+      clearTimeout(cutOff);
+      wss.close();
+    },
+  };
+}
