@@ -1,0 +1,56 @@
+// Options of the sim driver: its clock, how long each host operation takes, and per-address host
+// overrides. Defaults are small but shaped like a real Mac (boot is the slow part, resize is quick).
+import type { MacModel } from '../../crds/index.ts';
+import type { HostImage } from '../driver.ts';
+
+/** The operator's Clock shape (operator/runtime/clock.ts), so its FakeClock drives the sim too. */
+export interface SimClock {
+  now(): number;
+  setTimer(delayMs: number, fn: () => void): { cancel(): void };
+}
+
+export interface SimTimings {
+  cloneMs: number;
+  bootMs: number;
+  resizeMs: number;
+  stopMs: number;
+  deleteMs: number;
+  exportMs: number;
+  importMs: number;
+}
+
+export const DEFAULT_TIMINGS: SimTimings = {
+  cloneMs: 300,
+  bootMs: 800,
+  resizeMs: 50,
+  stopMs: 200,
+  deleteMs: 100,
+  exportMs: 400,
+  importMs: 400,
+};
+
+export interface SimHostOverride {
+  /** Hardware model of the Mac at this address, whatever the HostRef says. */
+  model?: MacModel;
+  /** Images on the host (default: the 26.2 generation, split and whole). */
+  images?: HostImage[];
+  /** VMs the host runs at once (default 2, the macOS guest limit per host). */
+  maxVms?: number;
+}
+
+export interface SimDriverOptions {
+  clock?: SimClock;
+  timings?: Partial<SimTimings>;
+  /** Per-address overrides. */
+  hosts?: Record<string, SimHostOverride>;
+  /** Guest screen size (default 1280×800). */
+  display?: { width: number; height: number };
+}
+
+export const systemSimClock: SimClock = {
+  now: () => Date.now(),
+  setTimer(delayMs, fn) {
+    const handle = setTimeout(fn, Math.max(0, delayMs));
+    return { cancel: () => clearTimeout(handle) };
+  },
+};
