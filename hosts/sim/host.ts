@@ -180,6 +180,7 @@ export class SimHost implements Host {
   }
 
   guest(name: string): Guest {
+    if (this.ctx.isClosed()) throw new DriverError('unreachable', 'the sim driver is closed', 'guest');
     this.ctx.faults.throwIfUnreachable(this.address, 'guest');
     this.runningVm(name);
     return new SimGuest(this, name);

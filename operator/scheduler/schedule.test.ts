@@ -214,6 +214,14 @@ describe('errors', () => {
     expect(isScheduleFailure(result) && result.message).toContain('disk size differs');
   });
 
+  it('a Mac that reports no images yet still has the image of its warm VMs', () => {
+    const fleet = fleetOf(mac('a', 'm4', 'split', { images: [] }));
+    const base = { baseImage: IMAGES.split.name, diskGiB: IMAGES.split.diskGiB };
+    expect(chosen(schedule(fleet.input({ snapshot: base })))).toMatchObject({ image: IMAGES.split.name });
+    const whole = { baseImage: IMAGES.whole.name, diskGiB: IMAGES.whole.diskGiB };
+    expect(schedule(fleet.input({ snapshot: whole }))).toMatchObject({ error: 'snapshot_base_unavailable' });
+  });
+
   it('snapshot_base_unavailable is decided before capacity', () => {
     const fleet = fleetOf(mac('a', 'm4', 'whole'));
     create(fleet, {}, 'x');

@@ -118,12 +118,19 @@ function validateRequest(request: ScheduleRequest, minis: MiniView[]): ScheduleF
 
 // ---- snapshot base (decided before claiming anything) ----
 
+/** The images a Mac has: those it reports, and the ones its warm VMs are cloned from. */
+function imagesOf(mini: MiniView): { name: string; diskGiB: number }[] {
+  return [...mini.images, ...profileOf(mini).map((s) => ({ name: s.image, diskGiB: s.diskGiB }))];
+}
+
 function macsWithBase(minis: MiniView[], base: { baseImage: string; diskGiB: number }): MiniView[] {
-  return minis.filter((m) => m.images.some((i) => i.name === base.baseImage && i.diskGiB === base.diskGiB));
+  return minis.filter((m) =>
+    imagesOf(m).some((i) => i.name === base.baseImage && i.diskGiB === base.diskGiB),
+  );
 }
 
 function baseUnavailable(minis: MiniView[], base: { baseImage: string; diskGiB: number }): ScheduleFailure {
-  const sameName = minis.flatMap((m) => m.images).find((i) => i.name === base.baseImage);
+  const sameName = minis.flatMap(imagesOf).find((i) => i.name === base.baseImage);
   const why = sameName
     ? `its disk size differs (snapshot ${base.diskGiB} GiB, Macs ${sameName.diskGiB} GiB)`
     : `no Mac of the reservation has the image ${base.baseImage}`;
