@@ -25,18 +25,21 @@ def node(acc, path, depth):
         name = acc.get_name() or ""
     except Exception:
         return None
+    try:
+        states = acc.get_state_set()
+    except Exception:
+        states = None
+    # Hidden widgets (a scroll bar not needed yet) report nonsense extents; leave them out.
+    if depth > 0 and states is not None and not states.contains(Atspi.StateType.SHOWING):
+        return None
     out = {"role": role, "name": name, "id": "atspi:" + path}
     try:
         ext = acc.get_extents(Atspi.CoordType.SCREEN)
         out.update(x=ext.x, y=ext.y, width=ext.width, height=ext.height)
     except Exception:
         out.update(x=0, y=0, width=0, height=0)
-    try:
-        states = acc.get_state_set()
-        if states.contains(Atspi.StateType.FOCUSED) or states.contains(Atspi.StateType.ACTIVE):
-            out["focused"] = True
-    except Exception:
-        pass
+    if states is not None and (states.contains(Atspi.StateType.FOCUSED) or states.contains(Atspi.StateType.ACTIVE)):
+        out["focused"] = True
     if depth < MAX_DEPTH:
         children = []
         try:

@@ -73,9 +73,7 @@ export class VmFiles {
   /** Writes to a temporary name beside the file, then renames: a failed upload leaves no half file. */
   async putFile(path: string, data: Buffer | Readable): Promise<void> {
     const target = vmPath(path, this.#home);
-    if (!Buffer.isBuffer(data) && !(data instanceof Readable)) {
-      throw new DriverError('invalid_argument', 'file data must be a Buffer or a Readable');
-    }
+    const source = Buffer.isBuffer(data) ? Readable.from([data]) : asReadable(data);
     const sftp = await this.#ssh.sftp();
     await mkdirp(sftp, posix.dirname(target));
     const existing = await stat(sftp, target);
@@ -83,7 +81,6 @@ export class VmFiles {
       throw new DriverError('invalid_argument', `is a directory in the VM: ${target}`);
     const temp = `${target}.sandbay-${randomBytes(6).toString('hex')}`;
     try {
-      const source = Buffer.isBuffer(data) ? Readable.from([data]) : data;
       await pipeline(source, sftp.createWriteStream(temp, { mode: 0o644 }));
       await new Promise<void>((resolve, reject) =>
         sftp.ext_openssh_rename(temp, target, (err) => (err ? reject(sftpError(err, target)) : resolve())),
@@ -106,11 +103,10 @@ export class VmFiles {
   /** Unpacks a tar stream into `path` (created if missing) with the VM's tar, as the VM user. */
   async putDir(path: string, tar: Readable): Promise<void> {
     const dir = vmPath(path, this.#home);
-    if (!(tar instanceof Readable))
-      throw new DriverError('invalid_argument', 'the archive must be a Readable');
+    const source = asReadable(tar);
     const q = shellQuote(dir);
     // GNU tar refuses members with `..` and strips leading `/`, so nothing lands outside `dir`.
-    const res = await this.#ssh.run(`mkdir -p -- ${q} && exec tar -x -f - -C ${q}`, { stdin: tar });
+    const res = await this.#ssh.run(`mkdir -p -- ${q} && exec tar -x -f - -C ${q}`, { stdin: source });
     if (res.code !== 0) {
       const line = firstLine(res.stderr) || `exit ${res.code}`;
       throw new DriverError('command_failed', `unpacking into ${dir} failed: ${line}`, 'tar -x');
@@ -146,6 +142,15 @@ export class VmFiles {
       return out as Readable;
     });
   }
+}
+
+/** A Readable, or any async iterable of chunks (a minipass stream of the tar package) as one. */
+function asReadable(data: unknown): Readable {
+  if (data instanceof Readable) return data;
+  if (data !== null && typeof data === 'object' && Symbol.asyncIterator in data) {
+    return Readable.from(data as AsyncIterable<Buffer>);
+  }
+  throw new DriverError('invalid_argument', 'data must be a Buffer or a readable stream');
 }
 
 /** Any C0 control character or DEL (NUL included). */

@@ -1,0 +1,317 @@
+// The guest half on a real desktop (Xvfb + openbox + session bus + sshd for a throwaway user), every
+// behaviour checked by its effect: files read back over exec, text saved by a GTK editor, window
+// focus and geometry from X11, pixels from screenshots, MP4s from ffprobe.
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
+import * as tar from 'tar';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WindowNode } from '../driver.ts';
+import { LinuxGuest } from './guest.ts';
+import { startTestDesktop, type TestDesktop } from './x11-test-desktop.ts';
+
+const run = promisify(execFile);
+
+/** A minimal GTK 3 editor: a text view (AT-SPI visible) that ctrl+s saves to a file. */
+const EDITOR = `import sys
+import gi
+gi.require_version("Gtk", "3.0")
+gi.require_version("Gdk", "3.0")
+from gi.repository import Gdk, Gtk
+title, path, lines = sys.argv[1], sys.argv[2], int(sys.argv[3])
+win = Gtk.Window(title=title)
+win.set_default_size(400, 300)
+view = Gtk.TextView()
+view.get_buffer().set_text("\\n".join("line %d of the document" % i for i in range(lines)))
+scroller = Gtk.ScrolledWindow()
+scroller.add(view)
+win.add(scroller)
+def on_key(_w, ev):
+    if ev.state & Gdk.ModifierType.CONTROL_MASK and Gdk.keyval_name(ev.keyval) == "s":
+        buf = view.get_buffer()
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(buf.get_text(buf.get_start_iter(), buf.get_end_iter(), True))
+        return True
+    return False
+win.connect("key-press-event", on_key)
+win.connect("destroy", Gtk.main_quit)
+win.show_all()
+Gtk.main()
+`;
+
+let desktop: TestDesktop;
+let guest: LinuxGuest;
+
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  deadlineMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function windowNamed(title: string): Promise<WindowNode | undefined> {
+  return (await guest.windows()).find((w) => w.name === title);
+}
+
+async function openEditor(title: string, file: string, lines = 0): Promise<WindowNode> {
+  const res = await guest.exec(`/usr/bin/python3 editor.py '${title}' '${file}' ${lines} >/dev/null 2>&1 &`);
+  expect(res.return_code).toBe(0);
+  return until(`window ${title}`, () => windowNamed(title));
+}
+
+async function closeWindow(win: WindowNode): Promise<void> {
+  await guest.exec(`kill ${win.pid}`);
+  await until(`${win.name} closed`, async () => (await windowNamed(win.name)) === undefined);
+}
+
+async function sha256(stream: Readable): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of stream) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+async function rawPixels(png: Buffer): Promise<Buffer> {
+  return sharp(png).raw().toBuffer();
+}
+
+beforeAll(async () => {
+  desktop = await startTestDesktop();
+  guest = new LinuxGuest(desktop.vm);
+  await guest.putFile('editor.py', Buffer.from(EDITOR));
+});
+
+afterAll(async () => {
+  await guest?.close();
+  await desktop?.close();
+});
+
+describe('exec', () => {
+  it('returns stdout, stderr and the exit code of the command', async () => {
+    const res = await guest.exec('echo out; echo "err $((40 + 2))" >&2; exit 7');
+    expect(res).toEqual({ stdout: 'out\n', stderr: 'err 42\n', return_code: 7, timed_out: false });
+  });
+
+  it('kills the command and everything it started when the timeout passes', async () => {
+    const started = Date.now();
+    const res = await guest.exec('sleep 3001 & sleep 3002; echo never', { timeoutMs: 400 });
+    expect(res.timed_out).toBe(true);
+    expect(res.return_code).toBe(124);
+    expect(res.stdout).toBe('');
+    expect(Date.now() - started).toBeLessThan(3000);
+    await until('sleeps gone', async () => (await guest.exec("pgrep -f 'sleep 300[12]'")).return_code === 1);
+  });
+
+  it('rejects an empty command and a NUL byte', async () => {
+    await expect(guest.exec('  ')).rejects.toMatchObject({ code: 'invalid_argument' });
+    await expect(guest.exec('echo a\0b')).rejects.toMatchObject({ code: 'invalid_argument' });
+  });
+});
+
+describe('files', () => {
+  it('round-trips a 1 MiB random file byte for byte', async () => {
+    const data = randomBytes(1024 * 1024);
+    await guest.putFile('up/deep/random.bin', data);
+    const viaExec = await guest.exec('sha256sum ~/up/deep/random.bin');
+    const expected = createHash('sha256').update(data).digest('hex');
+    expect(viaExec.stdout.split(' ')[0]).toBe(expected);
+    expect(await sha256(await guest.getFile('~/up/deep/random.bin'))).toBe(expected);
+  });
+
+  it('round-trips a directory as a tar archive', async () => {
+    const local = await mkdtemp(join(tmpdir(), 'sbgt-dir-'));
+    try {
+      const src = join(local, 'src');
+      await mkdir(join(src, 'nested', 'deeper'), { recursive: true });
+      const files: Record<string, Buffer> = {
+        'a.txt': Buffer.from('alpha\n'),
+        'nested/b.bin': randomBytes(200_000),
+        'nested/deeper/c with space.txt': Buffer.from('gamma ✓\n'),
+      };
+      for (const [name, data] of Object.entries(files)) await writeFile(join(src, name), data);
+      await guest.putDir('project', Readable.from(tar.c({ cwd: src }, ['.'])));
+      expect((await guest.exec("cat 'project/nested/deeper/c with space.txt'")).stdout).toBe('gamma ✓\n');
+
+      const back = join(local, 'back');
+      await mkdir(back);
+      await pipeline(await guest.getDir('project'), tar.x({ cwd: back }));
+      for (const [name, data] of Object.entries(files))
+        expect((await readFile(join(back, name))).equals(data)).toBe(true);
+    } finally {
+      await rm(local, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects paths with NUL bytes and reports missing files as not found', async () => {
+    await expect(guest.putFile('bad\0name', Buffer.from('x'))).rejects.toMatchObject({
+      code: 'invalid_argument',
+    });
+    await expect(guest.getFile('no/such/file')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(guest.getDir('no/such/dir')).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('desktop', () => {
+  it('types Unicode into a GTK editor, cmd+s saves it, and the window list shows it with its tree', async () => {
+    const win = await openEditor('Typing Test', 'typed.txt');
+    expect(win).toMatchObject({ width: 400, height: 300, app: 'Editor.py' });
+    expect(win.x).toBeGreaterThanOrEqual(0);
+    expect(win.y).toBeGreaterThanOrEqual(0);
+    expect(JSON.stringify(win.children ?? [])).toContain('"role":"text"');
+    await guest.click(win.x + 100, win.y + 100);
+    const text = 'Hello, wörld ✓ 日本 — ünïcödé';
+    await guest.type(`${text}\nsecond line`, 2);
+    await guest.hotkey('cmd+s');
+    const saved = await until('typed.txt saved', async () => {
+      const res = await guest.exec('cat typed.txt');
+      return res.return_code === 0 && res.stdout;
+    });
+    expect(saved).toBe(`${text}\nsecond line`);
+    await closeWindow(win);
+  });
+
+  it('focuses the window a click hits', async () => {
+    const a = await openEditor('Focus A', 'a.txt');
+    const b = await openEditor('Focus B', 'b.txt');
+    for (const target of [a, b, a]) {
+      const other = target === a ? b : a;
+      // A point of the target that the other window does not cover.
+      const points = [
+        [target.x + 5, target.y + 5],
+        [target.x + target.width - 5, target.y + target.height - 5],
+        [target.x + 5, target.y + target.height - 5],
+        [target.x + target.width - 5, target.y + 5],
+      ];
+      const inside = (w: WindowNode, x: number, y: number): boolean =>
+        x >= w.x && x < w.x + w.width && y >= w.y && y < w.y + w.height;
+      const [x, y] = points.find(([px, py]) => !inside(other, px as number, py as number)) as number[];
+      await guest.click(x as number, y as number);
+      await until(`${target.name} focused`, async () => (await windowNamed(target.name))?.focused === true);
+    }
+    await closeWindow(a);
+    await closeWindow(b);
+  });
+
+  it('moves a window dragged by its title bar', async () => {
+    const win = await openEditor('Drag Me', 'drag.txt');
+    const from = { x: win.x + 150, y: Math.max(win.y - 10, 0) };
+    const to = { x: from.x + 120, y: from.y + 90 };
+    await guest.drag(from, to);
+    const moved = await until('window moved', async () => {
+      const w = await windowNamed('Drag Me');
+      return w && (w.x !== win.x || w.y !== win.y) && w;
+    });
+    expect(Math.abs(moved.x - win.x - 120)).toBeLessThanOrEqual(4);
+    expect(Math.abs(moved.y - win.y - 90)).toBeLessThanOrEqual(4);
+    await closeWindow(moved);
+  });
+
+  it('scrolls the content under the pointer', async () => {
+    const win = await openEditor('Scroll Me', 'scroll.txt', 300);
+    const region = { x: win.x, y: win.y, width: win.width, height: win.height };
+    const before = await rawPixels(await guest.screenshot({ region }));
+    await guest.scroll(win.x + 200, win.y + 150, 'down', 5);
+    await until(
+      'content scrolled',
+      async () => !(await rawPixels(await guest.screenshot({ region }))).equals(before),
+    );
+    await closeWindow(win);
+  });
+
+  it('takes PNG and JPEG screenshots of the asked region, scale and quality', async () => {
+    const full = await sharp(await guest.screenshot()).metadata();
+    expect(full).toMatchObject({ format: 'png', width: desktop.vm.width, height: desktop.vm.height });
+    const region = await sharp(
+      await guest.screenshot({ region: { x: 10, y: 20, width: 123, height: 45 } }),
+    ).metadata();
+    expect(region).toMatchObject({ format: 'png', width: 123, height: 45 });
+    const jpeg = await guest.screenshot({ format: 'jpeg', quality: 60, scale: 0.5 });
+    expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 640, height: 400 });
+    expect(await guest.displayInfo()).toEqual({ width: 1280, height: 800, scale: 1 });
+    await expect(
+      guest.screenshot({ region: { x: 1200, y: 0, width: 100, height: 10 } }),
+    ).rejects.toMatchObject({
+      code: 'invalid_argument',
+    });
+    await expect(guest.screenshot({ quality: 0, format: 'jpeg' })).rejects.toMatchObject({
+      code: 'invalid_argument',
+    });
+  });
+
+  it('draws the pointer only when show_cursor is set', async () => {
+    await guest.move(1100, 700);
+    expect(await guest.position()).toEqual({ x: 1100, y: 700 });
+    const region = { x: 1080, y: 680, width: 40, height: 40 };
+    const plain = await rawPixels(await guest.screenshot({ region }));
+    const withCursor = await rawPixels(await guest.screenshot({ region, showCursor: true }));
+    expect(withCursor.equals(plain)).toBe(false);
+  });
+
+  it('passes the VNC and SSH endpoints through and records activity', async () => {
+    const before = Date.now();
+    await guest.position();
+    expect((await guest.lastActivity())?.getTime()).toBeGreaterThanOrEqual(before);
+    expect(await guest.ssh()).toMatchObject({
+      host: desktop.vm.ip,
+      port: desktop.vm.ssh.port,
+      username: desktop.vm.user,
+    });
+    expect((await guest.vnc()).host).toBe(desktop.vm.ip);
+  });
+});
+
+describe('recordings', () => {
+  it('records an MP4 of the recorded duration outside the VM home, lists, downloads and deletes it', async () => {
+    const rec = await guest.startRecording('demo');
+    expect(rec).toMatchObject({ name: 'demo', state: 'recording' });
+    const started = Date.now();
+    // Something to record; the duration is what this test is about, so it waits on the clock.
+    await guest.move(200, 200);
+    await until('1.5 s recorded', async () => Date.now() - started >= 1500);
+    const stopped = await guest.stopRecording(rec.id);
+    expect(stopped.state).toBe('stopped');
+    expect(stopped.duration_s).toBeGreaterThan(1.0);
+    expect(stopped.duration_s).toBeLessThan(3.0);
+
+    const local = join(tmpdir(), `sbgt-${rec.id}.mp4`);
+    try {
+      await pipeline(await guest.downloadRecording(rec.id), createWriteStream(local));
+      const probe = await run('ffprobe', [
+        '-v',
+        'error',
+        '-show_entries',
+        'format=format_name,duration:stream=codec_name,width,height',
+        '-of',
+        'json',
+        local,
+      ]);
+      const info = JSON.parse(probe.stdout) as {
+        format: { format_name: string; duration: string };
+        streams: { codec_name: string; width: number; height: number }[];
+      };
+      expect(info.format.format_name).toContain('mp4');
+      expect(info.streams[0]).toMatchObject({ codec_name: 'h264', width: 1280, height: 800 });
+      expect(Number(info.format.duration)).toBeCloseTo(stopped.duration_s as number, 1);
+    } finally {
+      await rm(local, { force: true });
+    }
+    expect((await guest.exec(`find ~ -name '${rec.id}*' | wc -l`)).stdout.trim()).toBe('0');
+    expect((await guest.listRecordings()).map((r) => r.id)).toContain(rec.id);
+    await guest.deleteRecording(rec.id);
+    expect(await guest.getRecording(rec.id)).toBeUndefined();
+    await expect(guest.downloadRecording(rec.id)).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
