@@ -391,15 +391,17 @@ export class LinuxHost implements Host {
     );
   }
 
-  /** For tests: removes nothing, reports where a VM's parts live. */
-  describe(name: string): { record: VmRecord; paths: VmPaths; cgroup: VmCgroup; pids: number[] } {
+  /** Where a VM's parts live and the PIDs of its desktop processes (tests, benches, diagnostics). */
+  describe(name: string): {
+    record: VmRecord;
+    paths: VmPaths;
+    cgroup: VmCgroup;
+    procs: Partial<Record<DesktopProcess, number>>;
+    pids: number[];
+  } {
     const e = this.#get(name);
-    return {
-      record: e.record,
-      paths: e.paths,
-      cgroup: e.cgroup,
-      pids: Object.values(e.procs).map((p) => p.pid),
-    };
+    const procs = Object.fromEntries(Object.entries(e.procs).map(([k, p]) => [k, p.pid]));
+    return { record: e.record, paths: e.paths, cgroup: e.cgroup, procs, pids: Object.values(procs) };
   }
 }
 

@@ -83,12 +83,17 @@ export function userPids(uid: number): number[] {
   return pids;
 }
 
+/** PIDs of the living (not zombie) processes of `uid`. */
+export function liveUserPids(uid: number): number[] {
+  return userPids(uid).filter((pid) => !isZombie(pid));
+}
+
 /** SIGKILLs every process of `uid` until none is left (bounded): the net under the cgroup kill. */
 export async function killUserProcesses(uid: number, timeoutMs = 3000): Promise<void> {
   if (uid === 0) throw new DriverError('invalid_argument', 'refusing to kill processes of root');
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const left = userPids(uid).filter((pid) => !isZombie(pid));
+    const left = liveUserPids(uid);
     if (left.length === 0) return;
     if (Date.now() >= deadline)
       throw new DriverError('timeout', `processes of uid ${uid} survive SIGKILL: ${left.join(' ')}`);

@@ -1,0 +1,256 @@
+// The linux host on real desktops: every claim is checked by its effect on the machine (a display
+// that answers, sockets bound where they should be, an SSH login, cgroup files, /proc, the home).
+import { mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'ssh2';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DriverError } from '../driver.ts';
+import { createLinuxDriver, type LinuxDriver, type LinuxHost } from './index.ts';
+import { isMounted } from './overlay.ts';
+import { greets } from './probe.ts';
+import { generateSshKey } from './sshd.ts';
+import { liveUserPids } from './vm-user.ts';
+import { XProbe } from './x-probe.ts';
+
+const IMAGE = 'base-macos-26';
+let dataDir: string;
+let driver: LinuxDriver;
+let host: LinuxHost;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'sandbay-linux-host-'));
+  driver = createLinuxDriver({ dataDir, discardOnClose: true, maxVms: 3 });
+  host = driver.host({ name: 'test', address: '127.0.0.1', model: 'm4' });
+  await Promise.all([
+    host.createVm({ name: 'a', image: IMAGE, cpu: 2, memoryGiB: 4 }),
+    host.createVm({ name: 'b', image: IMAGE, cpu: 2, memoryGiB: 4 }),
+  ]);
+  await host.startVm('a');
+  await host.startVm('b');
+});
+
+afterAll(async () => {
+  await driver?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+function ssh(name: string, command: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const r = host.describe(name).record;
+  return sshAs(r.ip, r.sshPort, r.user, r.sshPrivateKey, command);
+}
+
+function sshAs(ip: string, port: number, username: string, privateKey: string, command: string) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
+    const c = new Client();
+    c.on('error', reject);
+    c.on('ready', () => {
+      c.exec(command, (err, ch) => {
+        if (err) return reject(err);
+        let stdout = '';
+        let stderr = '';
+        ch.on('data', (b: Buffer) => (stdout += b.toString()));
+        ch.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+        ch.on('close', (code: number) => {
+          c.end();
+          resolve({ code, stdout, stderr });
+        });
+      });
+    });
+    c.connect({ host: ip, port, username, privateKey, readyTimeout: 5000 });
+  });
+}
+
+/** Listening TCP sockets (address:port) of a process, from /proc (IPv4 and IPv6). */
+function listeningSockets(pid: number): string[] {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    const m = /^socket:\[(\d+)\]$/.exec(safeReadlink(`/proc/${pid}/fd/${fd}`));
+    if (m) inodes.add(m[1]!);
+  }
+  const out: string[] = [];
+  for (const [file, v6] of [
+    ['/proc/net/tcp', false],
+    ['/proc/net/tcp6', true],
+  ] as const) {
+    for (const line of readFileSync(file, 'utf8').trim().split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f[3] !== '0A' || !inodes.has(f[9]!)) continue; // 0A = LISTEN
+      const [addr, port] = f[1]!.split(':') as [string, string];
+      const ip = v6 ? `v6:${addr}` : Buffer.from(addr, 'hex').reverse().join('.');
+      out.push(`${ip}:${parseInt(port, 16)}`);
+    }
+  }
+  return out;
+}
+
+function comm(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** A process that exists and is not a zombie. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
+function safeReadlink(p: string): string {
+  try {
+    return readlinkSync(p);
+  } catch {
+    return '';
+  }
+}
+
+/** Reads the server's RFB version and, after answering it, the security types it offers. */
+function rfbSecurityTypes(ip: string, port: number): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    const s = connect({ host: ip, port });
+    let buf = Buffer.alloc(0);
+    let sentVersion = false;
+    s.on('data', (b: Buffer) => {
+      buf = Buffer.concat([buf, b]);
+      if (!sentVersion && buf.length >= 12) {
+        expect(buf.subarray(0, 4).toString()).toBe('RFB ');
+        s.write('RFB 003.008\n');
+        sentVersion = true;
+        buf = buf.subarray(12);
+      }
+      if (sentVersion && buf.length >= 1 && buf.length >= 1 + buf[0]!) {
+        s.destroy();
+        resolve([...buf.subarray(1, 1 + buf[0]!)]);
+      }
+    });
+    s.on('error', reject);
+  });
+}
+
+describe('linux host', () => {
+  it('boots a desktop whose display answers only with its cookie, managed by openbox', async () => {
+    const { record, paths } = host.describe('a');
+    const cookie = readFileSync(paths.xauthority).subarray(-16);
+    const x = await XProbe.connect(record.display!, cookie);
+    const owner = await x.selectionOwner(await x.internAtom('WM_S0'));
+    x.close();
+    expect(owner).not.toBe(0);
+    await expect(XProbe.connect(record.display!, Buffer.alloc(16))).rejects.toThrow(/refused/);
+  });
+
+  it('serves VNC with a password on the VM address only', async () => {
+    const { record, procs } = host.describe('a');
+    expect(await greets(record.ip, record.vncPort, 'RFB ')).toBe(true);
+    expect(await rfbSecurityTypes(record.ip, record.vncPort)).toEqual([2]); // VNC authentication, no "None"
+    expect(listeningSockets(procs.vnc!)).toEqual([`${record.ip}:${record.vncPort}`]);
+    expect(await greets('127.0.0.1', record.vncPort, 'RFB ')).toBe(false);
+  });
+
+  it('lets the VM key log in over SSH into the desktop session, and no other key', async () => {
+    const { record } = host.describe('a');
+    const r = await ssh('a', 'id -un; pwd; echo "$DISPLAY"; echo "$XDG_RUNTIME_DIR"');
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')).toEqual([
+      record.user,
+      record.home,
+      record.display,
+      `/run/user/${record.uid}`,
+      '',
+    ]);
+    const stranger = generateSshKey('stranger');
+    await expect(sshAs(record.ip, record.sshPort, record.user, stranger.privateKey, 'true')).rejects.toThrow(
+      /authentication/i,
+    );
+    const other = host.describe('b').record;
+    await expect(sshAs(record.ip, record.sshPort, other.user, other.sshPrivateKey, 'true')).rejects.toThrow(
+      /authentication/i,
+    );
+  });
+
+  it('sets the cgroup limits it is given and refuses to resize a running VM', async () => {
+    expect(host.describe('a').cgroup.readLimits()).toMatchObject({ cpu: 2, memoryGiB: 4 });
+    await expect(host.resizeVm('a', { cpu: 3, memoryGiB: 6 })).rejects.toMatchObject({
+      code: 'invalid_argument',
+    });
+    await host.createVm({ name: 'c', image: IMAGE, cpu: 2, memoryGiB: 4 });
+    await host.resizeVm('c', { cpu: 3, memoryGiB: 6 });
+    expect(host.describe('c').cgroup.readLimits()).toEqual({ cpu: 3, memoryGiB: 6, pidsMax: 4096 });
+    await host.deleteVm('c');
+  });
+
+  it('keeps each home private to its VM, screen included', async () => {
+    const a = host.describe('a').record;
+    const b = host.describe('b').record;
+    const r = await ssh(
+      'a',
+      `ls ${b.home}; cat ${b.home}/Desktop/README.txt; cat /run/user/${b.uid}/Xauthority`,
+    );
+    expect(r.stdout).toBe('');
+    expect(r.stderr.match(/Permission denied/g)?.length).toBe(3);
+    const own = await ssh('a', `cat ${a.home}/Desktop/README.txt`);
+    expect(own.stdout).toContain('sandbay desktop');
+  });
+
+  it('kills every process of the VM on delete, even ones that left its session', async () => {
+    await ssh('b', 'setsid nohup sleep 600 >/dev/null 2>&1 < /dev/null & echo started');
+    const { record, pids, cgroup } = host.describe('b');
+    const sleeper = liveUserPids(record.uid).filter((pid) => comm(pid) === 'sleep');
+    expect(sleeper).toHaveLength(1);
+    const members = cgroup.pids();
+    expect(members).toEqual(expect.arrayContaining([...pids, ...sleeper]));
+    await host.deleteVm('b');
+    expect(liveUserPids(record.uid)).toEqual([]);
+    expect(members.filter(alive)).toEqual([]);
+    expect(isMounted(record.home)).toBe(false);
+    expect((await host.listVms()).map((v) => v.name)).toEqual(['a']);
+  });
+
+  it('gives a fresh clone the template home again', async () => {
+    await ssh('a', 'echo mine > ~/Desktop/note.txt && rm ~/Desktop/README.txt');
+    expect((await ssh('a', 'ls ~/Desktop')).stdout).toBe('note.txt\n');
+    await host.deleteVm('a');
+    await host.createVm({ name: 'a', image: IMAGE, cpu: 2, memoryGiB: 4 });
+    await host.startVm('a');
+    expect((await ssh('a', 'ls ~/Desktop')).stdout).toBe('README.txt\n');
+  });
+
+  it('carries a disk delta (new, changed and deleted files) to another VM of the same image', async () => {
+    await ssh(
+      'a',
+      'mkdir -p ~/work && echo delta > ~/work/f.txt && rm ~/Desktop/README.txt && echo x >> ~/.bashrc',
+    );
+    const file = join(dataDir, 'a.tgz');
+    const info = await host.exportDelta('a', file);
+    expect(info.bytes).toBe(readFileSync(file).length);
+    expect(info.sha256).toMatch(/^[0-9a-f]{64}$/);
+    await host.createVm({ name: 'd', image: IMAGE, cpu: 2, memoryGiB: 4 });
+    await host.importDelta('d', file);
+    await host.startVm('d');
+    const r = await ssh('d', 'cat ~/work/f.txt; ls ~/Desktop; tail -1 ~/.bashrc; stat -c %U ~/work/f.txt');
+    expect(r.stdout).toBe(`delta\nx\n${host.describe('d').record.user}\n`);
+    await expect(host.importDelta('d', file)).rejects.toMatchObject({ code: 'invalid_argument' });
+    await host.createVm({ name: 'd', image: 'base-macos-26-whole', cpu: 2, memoryGiB: 4 });
+    await expect(host.importDelta('d', file)).rejects.toThrow(/image base-macos-26/);
+    await host.deleteVm('d');
+  });
+
+  it('rejects bad input without changing anything', async () => {
+    const before = await host.listVms();
+    const bad = [
+      { name: 'Bad_Name', image: IMAGE, cpu: 2, memoryGiB: 4 },
+      { name: 'e', image: 'no-such-image', cpu: 2, memoryGiB: 4 },
+      { name: 'e', image: IMAGE, cpu: 11, memoryGiB: 4 },
+      { name: 'e', image: IMAGE, cpu: 2, memoryGiB: 0 },
+    ];
+    for (const spec of bad) await expect(host.createVm(spec)).rejects.toBeInstanceOf(DriverError);
+    await expect(host.startVm('nope')).rejects.toMatchObject({ code: 'not_found' });
+    expect(await host.listVms()).toEqual(before);
+  });
+});
