@@ -1,10 +1,11 @@
-// The guest half on a real desktop (Xvfb + openbox + session bus + sshd for a throwaway user), every
-// behaviour checked by its effect: files read back over exec, text saved by a GTK editor, window
-// focus and geometry from X11, pixels from screenshots, MP4s from ffprobe.
+// The guest half on a real desktop: a VM of the linux driver (its own user, Xvfb + openbox, session
+// bus, sshd), every behaviour checked by its effect: files read back over exec, text saved by a GTK
+// editor, window focus and geometry from X11, pixels from screenshots, MP4s from ffprobe.
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -14,8 +15,8 @@ import sharp from 'sharp';
 import * as tar from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WindowNode } from '../driver.ts';
-import { LinuxGuest } from './guest.ts';
-import { startTestDesktop, type TestDesktop } from './x11-test-desktop.ts';
+import type { LinuxGuest } from './guest.ts';
+import { createLinuxDriver, type LinuxDriver } from './index.ts';
 
 const run = promisify(execFile);
 
@@ -46,8 +47,10 @@ win.show_all()
 Gtk.main()
 `;
 
-let desktop: TestDesktop;
+let dataDir: string;
+let driver: LinuxDriver;
 let guest: LinuxGuest;
+let vmIp: string;
 
 async function until<T>(
   what: string,
@@ -89,14 +92,18 @@ async function rawPixels(png: Buffer): Promise<Buffer> {
 }
 
 beforeAll(async () => {
-  desktop = await startTestDesktop();
-  guest = new LinuxGuest(desktop.vm);
+  dataDir = await mkdtemp(join(tmpdir(), 'sbgt-driver-'));
+  driver = createLinuxDriver({ dataDir, discardOnClose: true, maxVms: 1 });
+  const host = driver.host({ name: 'guest-test', address: '127.0.0.1', model: 'm4' });
+  await host.createVm({ name: 'g', image: 'base-macos-26', cpu: 2, memoryGiB: 4 });
+  vmIp = (await host.startVm('g')).ip as string;
+  guest = host.guest('g') as LinuxGuest;
   await guest.putFile('editor.py', Buffer.from(EDITOR));
 });
 
 afterAll(async () => {
-  await guest?.close();
-  await desktop?.close();
+  await driver?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
 describe('exec', () => {
@@ -233,7 +240,7 @@ describe('desktop', () => {
 
   it('takes PNG and JPEG screenshots of the asked region, scale and quality', async () => {
     const full = await sharp(await guest.screenshot()).metadata();
-    expect(full).toMatchObject({ format: 'png', width: desktop.vm.width, height: desktop.vm.height });
+    expect(full).toMatchObject({ format: 'png', width: 1280, height: 800 });
     const region = await sharp(
       await guest.screenshot({ region: { x: 10, y: 20, width: 123, height: 45 } }),
     ).metadata();
@@ -260,16 +267,25 @@ describe('desktop', () => {
     expect(withCursor.equals(plain)).toBe(false);
   });
 
-  it('passes the VNC and SSH endpoints through and records activity', async () => {
+  it('hands out VNC and SSH endpoints that answer, and records activity', async () => {
     const before = Date.now();
     await guest.position();
     expect((await guest.lastActivity())?.getTime()).toBeGreaterThanOrEqual(before);
-    expect(await guest.ssh()).toMatchObject({
-      host: desktop.vm.ip,
-      port: desktop.vm.ssh.port,
-      username: desktop.vm.user,
+    const ssh = await guest.ssh();
+    expect(ssh.host).toBe(vmIp);
+    expect(ssh.privateKey).toContain('PRIVATE KEY');
+    expect((await guest.exec('id -un')).stdout.trim()).toBe(ssh.username);
+    const vnc = await guest.vnc();
+    expect(vnc.password.length).toBeGreaterThan(0);
+    const banner = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: vnc.host, port: vnc.port });
+      socket.once('data', (d) => {
+        socket.destroy();
+        resolve(d.toString('latin1'));
+      });
+      socket.once('error', reject);
     });
-    expect((await guest.vnc()).host).toBe(desktop.vm.ip);
+    expect(banner).toMatch(/^RFB 003\.\d{3}\n/);
   });
 });
 
