@@ -73,10 +73,7 @@ const API_ERRORS = {
 
 /** The scheduler's refusals (capacity, size, snapshot base) keep the status the scheduler gives them. */
 const CAPACITY_ERRORS = Object.fromEntries(
-  Object.entries(SCHEDULE_ERRORS).map(([code, e]) => [
-    code,
-    { status: e.status, message: capitalize(e.summary) },
-  ]),
+  Object.entries(SCHEDULE_ERRORS).map(([code, e]) => [code, { status: e.status, message: `${e.summary}.` }]),
 ) as Record<ScheduleErrorCode, ErrorDefinition>;
 
 export const ERRORS: Record<keyof typeof API_ERRORS | ScheduleErrorCode, ErrorDefinition> = {
@@ -85,10 +82,6 @@ export const ERRORS: Record<keyof typeof API_ERRORS | ScheduleErrorCode, ErrorDe
 };
 
 export type ErrorCode = keyof typeof ERRORS;
-
-function capitalize(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1) + '.';
-}
 
 /** The body of every error response. */
 export interface ErrorBody {

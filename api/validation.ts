@@ -18,13 +18,3 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     return { error: errors.slice(0, 5) as unknown as Error };
   };
 };
-
-/** One readable line from TypeBox errors, e.g. `body/x must be integer`. */
-export function describeValidation(
-  errors: readonly { instancePath?: string; message?: string }[],
-  part: string | undefined,
-): string {
-  return errors
-    .map((e) => `${part ?? 'request'}${e.instancePath ?? ''} ${e.message ?? 'is invalid'}`.trim())
-    .join('; ');
-}

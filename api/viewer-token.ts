@@ -3,7 +3,9 @@
 // within an hour, or at the reservation's `end_at` if earlier, and every viewer request checks again
 // that the sandbox still exists and its reservation is still active (so reservation edits and
 // deletions take effect at once). The signing secret is per deployment (see docs/api.md).
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Reservation, Sandbox } from '../crds/index.ts';
 import type { Store } from '../store/store.ts';
 import { ApiError } from './errors.ts';
@@ -111,5 +113,30 @@ export class ViewerTokens {
     } catch {
       return undefined;
     }
+  }
+}
+
+export const VIEWER_SECRET_FILE = 'viewer.secret';
+
+/**
+ * The deployment's viewer-token secret, kept in `<dataDir>/viewer.secret` (created on first use,
+ * mode 0600), so that viewer links survive a restart.
+ */
+export async function loadViewerSecret(dataDir: string): Promise<Buffer> {
+  const file = join(dataDir, VIEWER_SECRET_FILE);
+  try {
+    const secret = Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
+    if (secret.length >= 32) return secret;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const secret = randomBytes(32);
+  // 'wx': two processes starting at once cannot both write one; the loser reads the winner's.
+  try {
+    await writeFile(file, `${secret.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+    return secret;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
   }
 }

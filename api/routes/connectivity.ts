@@ -5,9 +5,12 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError } from '../errors.ts';
 import { SandboxParams, errorResponses } from '../schemas/common.ts';
+import { SshCredentialsSchema } from '../schemas/sandboxes.ts';
 import type { RouteOptions } from '../services/context.ts';
+import { guestFor } from '../services/request.ts';
+import { sshPath } from '../services/sandboxes.ts';
 
-export const connectivityRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app) => {
+export const connectivityRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   const upgradeRequired = async () => {
     throw new ApiError('upgrade_required');
   };
@@ -46,5 +49,23 @@ export const connectivityRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async
       },
     },
     upgradeRequired,
+  );
+
+  app.get(
+    '/v1/sandboxes/:sandboxID/ssh/credentials',
+    {
+      schema: {
+        tags: ['connectivity'],
+        summary: "The VM's SSH login (user and private key) for a client speaking SSH through the WebSocket",
+        params: SandboxParams,
+        response: { 200: SshCredentialsSchema, ...errorResponses(400, 401, 404, 409, 502) },
+      },
+    },
+    async (request) => {
+      const guest = await guestFor(ctx, request);
+      const { username, privateKey } = await guest.ssh();
+      const { sandboxID } = request.params;
+      return { ssh_url: sshPath(sandboxID), username, private_key: privateKey };
+    },
   );
 };

@@ -96,3 +96,9 @@ export const ExecResultSchema = Type.Object({
 });
 
 export const KeepaliveSchema = Type.Object({ sandbox_id: SandboxIdSchema, last_active: DateTimeString });
+
+export const SshCredentialsSchema = Type.Object({
+  ssh_url: Type.String({ description: 'Path of the SSH WebSocket.' }),
+  username: Type.String(),
+  private_key: Type.String({ description: "OpenSSH private key of this VM's login; discarded with the VM." }),
+});

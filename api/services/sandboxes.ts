@@ -146,7 +146,7 @@ async function refuseAtOnce(
     }),
     request,
   });
-  if (isScheduleFailure(result)) throw new ApiError(result.error, capitalize(result.message));
+  if (isScheduleFailure(result)) throw new ApiError(result.error, result.message);
 }
 
 type Outcome = { ok: Sandbox } | { err: ApiError };
@@ -192,8 +192,7 @@ async function waitUntilRunning(ctx: ApiContext, sandbox: Sandbox): Promise<Sand
 function failureOf(sandbox: Sandbox): ApiError {
   const reason = sandbox.status?.reason;
   const message = sandbox.status?.message;
-  if (reason !== undefined && isScheduleErrorCode(reason))
-    return new ApiError(reason, message && capitalize(message));
+  if (reason !== undefined && isScheduleErrorCode(reason)) return new ApiError(reason, message);
   if (sandbox.spec.snapshot !== undefined) return new ApiError('snapshot_failed', message);
   return new ApiError(
     'sandbox_failed',
@@ -282,8 +281,4 @@ export function sandboxInfo(sandbox: Sandbox, vncUrl: string): SandboxInfo {
     memory_gib: s.memoryGiB ?? null,
     ephemeral: sandbox.spec.ephemeral,
   };
-}
-
-function capitalize(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
 }

@@ -1,6 +1,7 @@
 // The SSH WebSocket (`/v1/sandboxes/{id}/ssh`, account or reservation key): relays the VM's sshd
-// byte for byte; the SSH client on the other end speaks SSH through it (see docs/api.md for logging
-// in). The key is checked like on every other sandbox endpoint: one account never reaches another's.
+// byte for byte; the SSH client on the other end speaks SSH through it and logs in with the VM's
+// own credentials (GET /v1/sandboxes/{id}/ssh/credentials). The key is checked like on every other
+// sandbox endpoint: one account never reaches another's.
 import type { IncomingMessage } from 'node:http';
 import { authenticate } from '../auth.ts';
 import type { ApiContext } from '../services/context.ts';
