@@ -120,7 +120,11 @@ async function adoptOne(
     const pids = await liveDesktop(record, paths, cgroup);
     if (pids) {
       for (const [k, pid] of Object.entries(pids) as [DesktopProcess, number][]) {
-        entry.procs[k] = tracker.adopt(DESKTOP_PROGRAMS[k], pid);
+        entry.procs[k] = tracker.adopt(
+          DESKTOP_PROGRAMS[k],
+          pid,
+          join(paths.logs, `${DESKTOP_PROGRAMS[k]}.log`),
+        );
       }
       say('still running; adopted');
     } else {

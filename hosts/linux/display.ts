@@ -26,6 +26,8 @@ export interface ScreenSpec {
   xauthority: string;
   width: number;
   height: number;
+  /** Where each process's stderr goes (`<program>.log`). */
+  logDir: string;
 }
 
 /** Writes a cookie file with one wildcard entry (any address, any display number): `xauth add` without a spawn. */
@@ -90,7 +92,12 @@ export async function startXvfb(
   ]; // prettier-ignore
   const cmd = wrapped(s, 'Xvfb', args, true);
   const env = { PATH: process.env.PATH, HOME: s.vmUser.home, XDG_RUNTIME_DIR: s.runtimeDir };
-  const proc = await tracker.start(cmd.command, cmd.args, { label: 'Xvfb', env, extraFds: 1 });
+  const proc = await tracker.start(cmd.command, cmd.args, {
+    label: 'Xvfb',
+    env,
+    extraFds: 1,
+    logFile: join(s.logDir, 'Xvfb.log'),
+  });
   try {
     const num = await readDisplayNumber(proc, timeoutMs);
     return { proc, display: `:${num}` };
@@ -148,9 +155,15 @@ export async function startSession(
     label: 'dbus-daemon',
     env,
     cwd: s.vmUser.home,
+    logFile: join(s.logDir, 'dbus-daemon.log'),
   });
   const wmCmd = wrapped(s, 'openbox', [], true);
-  const wm = await tracker.start(wmCmd.command, wmCmd.args, { label: 'openbox', env, cwd: s.vmUser.home });
+  const wm = await tracker.start(wmCmd.command, wmCmd.args, {
+    label: 'openbox',
+    env,
+    cwd: s.vmUser.home,
+    logFile: join(s.logDir, 'openbox.log'),
+  });
   const x = await XProbe.connect(display, cookie);
   try {
     const wmSelection = await x.internAtom('WM_S0');
@@ -208,7 +221,12 @@ export async function startVnc(
   ]; // prettier-ignore
   const cmd = wrapped(s, 'x11vnc', args, true);
   const env = { PATH: process.env.PATH, HOME: s.vmUser.home, XDG_RUNTIME_DIR: s.runtimeDir };
-  const proc = await tracker.start(cmd.command, cmd.args, { label: 'x11vnc', env, cwd: s.vmUser.home });
+  const proc = await tracker.start(cmd.command, cmd.args, {
+    label: 'x11vnc',
+    env,
+    cwd: s.vmUser.home,
+    logFile: join(s.logDir, 'x11vnc.log'),
+  });
   try {
     await waitReady(`x11vnc on ${v.ip}:${v.port}`, proc, () => greets(v.ip, v.port, 'RFB '), timeoutMs);
   } catch (e) {

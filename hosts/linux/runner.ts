@@ -3,7 +3,7 @@
 // wrote to stderr, every call has a deadline, and every long-running process is tracked by PID so
 // that the driver can kill all of them when it closes.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { DriverError } from '../driver.ts';
 
 export interface RunOptions {
@@ -88,6 +88,11 @@ export interface StartOptions {
   extraFds?: number;
   /** A name for messages (defaults to the command). */
   label?: string;
+  /**
+   * Where stderr goes (truncated first). Without it stderr is a pipe to this process, and a daemon
+   * writing to it after the driver died (a crash, before a restart adopts it) would get SIGPIPE.
+   */
+  logFile?: string;
 }
 
 /** A long-running process the driver started (or adopted after a restart), known by PID. */
@@ -97,14 +102,16 @@ export class TrackedProcess {
   readonly child: ChildProcess | undefined;
   /** Resolves with the exit code (or signal name) once the process is gone; never rejects. */
   readonly exited: Promise<number | string>;
+  readonly logFile: string | undefined;
   #stderrHead = '';
   #stderrTail = '';
   #alive = true;
 
-  constructor(label: string, pid: number, child?: ChildProcess) {
+  constructor(label: string, pid: number, child?: ChildProcess, logFile?: string) {
     this.label = label;
     this.pid = pid;
     this.child = child;
+    this.logFile = logFile;
     if (child) {
       // Keep draining stderr (a full pipe would block the process) but remember only the start.
       child.stderr?.on('data', (b: Buffer) => {
@@ -131,12 +138,13 @@ export class TrackedProcess {
 
   /** First stderr line, for error messages. */
   get reason(): string {
-    return firstLine(this.#stderrHead);
+    return firstLine(this.logFile ? readLog(this.logFile, 'head') : this.#stderrHead);
   }
 
   /** Last stderr line: a dying daemon says why at the end, after any startup warnings. */
   get lastWords(): string {
-    return firstLine(this.#stderrTail.split('\n').reverse().join('\n'));
+    const tail = this.logFile ? readLog(this.logFile, 'tail') : this.#stderrTail;
+    return firstLine(tail.split('\n').reverse().join('\n'));
   }
 
   /** The error to report when the process died while we waited on it. */
@@ -168,23 +176,26 @@ export class ProcessTracker {
 
   /** Starts a long-running process; fails at once with `missing_tool` when the binary is absent. */
   start(command: string, args: readonly string[], opts: StartOptions = {}): Promise<TrackedProcess> {
-    const stdio: StdioOptions = ['ignore', 'ignore', 'pipe'];
+    const logFd = opts.logFile === undefined ? undefined : openSync(opts.logFile, 'w', 0o600);
+    const stdio: StdioOptions = ['ignore', 'ignore', logFd ?? 'pipe'];
     for (let i = 0; i < (opts.extraFds ?? 0); i++) stdio.push('pipe');
     const label = opts.label ?? command;
-    return new Promise((resolve, reject) => {
+    return new Promise<TrackedProcess>((resolve, reject) => {
       const child = spawn(command, args, { env: opts.env ?? process.env, cwd: opts.cwd, stdio });
       child.once('error', (e: NodeJS.ErrnoException) => reject(spawnError(label, e)));
       child.once('spawn', () => {
         if (child.pid === undefined)
           return reject(new DriverError('command_failed', `${label}: no pid`, label));
-        resolve(this.#track(new TrackedProcess(label, child.pid, child)));
+        resolve(this.#track(new TrackedProcess(label, child.pid, child, opts.logFile)));
       });
+    }).finally(() => {
+      if (logFd !== undefined) closeSync(logFd);
     });
   }
 
   /** Tracks a process started by an earlier incarnation of the driver (after a restart). */
-  adopt(label: string, pid: number): TrackedProcess {
-    return this.#track(new TrackedProcess(label, pid));
+  adopt(label: string, pid: number, logFile?: string): TrackedProcess {
+    return this.#track(new TrackedProcess(label, pid, undefined, logFile));
   }
 
   #track(p: TrackedProcess): TrackedProcess {
@@ -231,6 +242,23 @@ async function waitForPidExit(pid: number): Promise<void> {
 function isZombie(pid: number): boolean {
   const stat = readFileSyncSafe(`/proc/${pid}/stat`);
   return stat !== undefined && stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+}
+
+/** The first or last 2 KiB of a log file ('' when unreadable). */
+function readLog(file: string, end: 'head' | 'tail'): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const size = fstatSync(fd).size;
+    const len = Math.min(size, 2048);
+    const buf = Buffer.alloc(len);
+    readSync(fd, buf, 0, len, end === 'head' ? 0 : size - len);
+    return buf.toString();
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 function readFileSyncSafe(path: string): string | undefined {

@@ -114,13 +114,14 @@ export async function startSshd(
   configFile: string,
   ip: string,
   port: number,
+  logFile: string,
   timeoutMs = 5000,
 ): Promise<TrackedProcess> {
   // sshd refuses to start without its privilege-separation directory.
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const args = ['-D', '-e', '-f', configFile];
   const cmd = cgroup ? cgroup.wrap(SSHD, args) : { command: SSHD, args };
-  const proc = await tracker.start(cmd.command, cmd.args, { label: 'sshd' });
+  const proc = await tracker.start(cmd.command, cmd.args, { label: 'sshd', logFile });
   try {
     await waitReady(`sshd on ${ip}:${port}`, proc, () => greets(ip, port, 'SSH-2.0-'), timeoutMs);
   } catch (e) {

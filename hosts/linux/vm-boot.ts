@@ -3,6 +3,7 @@
 // answer. Power off: every process of the VM dies at once (cgroup kill, then anything left with the
 // VM's uid), then what SIGKILL leaves behind is swept up (shared memory, X lock files, runtime dir).
 import { chownSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { VmCgroup } from './cgroups.ts';
 import { startSession, startVnc, startXvfb, writeXauthority, type ScreenSpec } from './display.ts';
 import type { ProcessTracker, TrackedProcess } from './runner.ts';
@@ -33,12 +34,14 @@ export async function bootDesktop(
 ): Promise<BootedDesktop> {
   freshRuntimeDir(p.runtimeDir, r.uid, r.gid);
   mkdirSync(p.data, { recursive: true, mode: 0o700 });
+  mkdirSync(p.logs, { recursive: true, mode: 0o700 });
   const cookie = writeXauthority(p.xauthority, r.uid, r.gid);
   const screen: ScreenSpec = {
     vmUser: { user: r.user, uid: r.uid, gid: r.gid, home: r.home },
     cgroup,
     runtimeDir: p.runtimeDir,
     xauthority: p.xauthority,
+    logDir: p.logs,
     ...size,
   };
   const procs: BootedDesktop['procs'] = {};
@@ -62,7 +65,7 @@ export async function bootDesktop(
     const [session, vnc, sshd] = await Promise.allSettled([
       startSession(tracker, screen, x.display, cookie),
       startVnc(tracker, screen, x.display, { ip: r.ip, port: r.vncPort, password: r.vncPassword }),
-      startSshd(tracker, cgroup, p.sshdConfig, r.ip, r.sshPort),
+      startSshd(tracker, cgroup, p.sshdConfig, r.ip, r.sshPort, join(p.logs, 'sshd.log')),
     ]);
     if (session.status === 'fulfilled') Object.assign(procs, session.value);
     if (vnc.status === 'fulfilled') procs.vnc = vnc.value;

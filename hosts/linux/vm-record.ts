@@ -38,6 +38,8 @@ export interface VmPaths {
   disk: string;
   /** Root-only per-VM files for the guest half (recordings). */
   data: string;
+  /** stderr of each desktop process (files, so that the processes outlive a crashed driver). */
+  logs: string;
   sshdConfig: string;
   hostKey: string;
   /** Read by sshd as the VM user, so it lives in a traversable machine-wide dir. */
@@ -58,6 +60,7 @@ export function vmPaths(
     record: join(dir, 'vm.json'),
     disk: join(dir, 'disk'),
     data: join(dir, 'data'),
+    logs: join(dir, 'logs'),
     sshdConfig: join(dir, 'sshd_config'),
     hostKey: join(dir, 'ssh_host_ed25519_key'),
     authorizedKeys: join(globalDir, 'auth', `${r.slot}.pub`),
