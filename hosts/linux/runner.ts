@@ -225,6 +225,11 @@ export function signalPid(pid: number, sig: NodeJS.Signals): boolean {
   }
 }
 
+/** A process that exists and has not yet died (a zombie has died; only its parent has not reaped it). */
+export function processLives(pid: number): boolean {
+  return pidAlive(pid) && !isZombie(pid);
+}
+
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

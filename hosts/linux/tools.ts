@@ -37,8 +37,13 @@ export interface ToolReport {
   packages: string[];
 }
 
-export function checkTools(path = process.env.PATH ?? ''): ToolReport {
-  const dirs = [...new Set([...path.split(':').filter(Boolean), '/usr/sbin', '/sbin', '/usr/bin', '/bin'])];
+/** PATH plus the sbin dirs (root's tools live there even when PATH lacks them). */
+export function defaultSearchDirs(path = process.env.PATH ?? ''): string[] {
+  return [...new Set([...path.split(':').filter(Boolean), '/usr/sbin', '/sbin', '/usr/bin', '/bin'])];
+}
+
+/** What is missing, looking for binaries in `dirs`. */
+export function checkTools(dirs = defaultSearchDirs()): ToolReport {
   const missing: string[] = [];
   const packages = new Set<string>();
   const miss = (what: string, pkg: string) => {
@@ -65,11 +70,14 @@ export function checkTools(path = process.env.PATH ?? ''): ToolReport {
 /** Throws `missing_tool` naming exactly what is missing and how to install it. */
 export function requireTools(): void {
   const r = checkTools();
-  if (r.missing.length === 0) return;
+  if (r.missing.length > 0) throw missingToolsError(r);
+}
+
+export function missingToolsError(r: ToolReport): DriverError {
   const install = r.packages.length
     ? `; install with: apt-get install ${r.packages.join(' ')} (or run scripts/setup.sh)`
     : '';
-  throw new DriverError('missing_tool', `linux driver: missing ${r.missing.join(', ')}${install}`);
+  return new DriverError('missing_tool', `linux driver: missing ${r.missing.join(', ')}${install}`);
 }
 
 function executable(file: string): boolean {
