@@ -4,6 +4,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isStoreError } from '../store/store.ts';
 import { DriverError, type DriverErrorCode } from '../hosts/driver.ts';
+import { SANDBOX_FAILURES, type SandboxFailureCode } from '../operator/conditions.ts';
 import { SCHEDULE_ERRORS, type ScheduleErrorCode } from '../operator/scheduler/errors.ts';
 
 interface ErrorDefinition {
@@ -63,6 +64,7 @@ const API_ERRORS = {
   internal_error: { status: 500, message: 'Internal error.' },
   sandbox_failed: { status: 502, message: 'The sandbox failed to start.' },
   snapshot_failed: { status: 502, message: 'The snapshot transfer, apply or startup failed.' },
+  snapshot_capture_failed: { status: 502, message: 'The disk delta could not be captured from the sandbox.' },
   guest_unreachable: { status: 502, message: 'The sandbox VM did not answer.' },
   guest_command_failed: { status: 502, message: 'A command in the sandbox VM failed.' },
   pricing_unavailable: { status: 503, message: 'No rate is configured for this Mac model.' },
@@ -71,14 +73,27 @@ const API_ERRORS = {
   operation_timeout: { status: 504, message: 'The operation did not finish before its deadline.' },
 } as const satisfies Record<string, ErrorDefinition>;
 
-/** The scheduler's refusals (capacity, size, snapshot base) keep the status the scheduler gives them. */
-const CAPACITY_ERRORS = Object.fromEntries(
-  Object.entries(SCHEDULE_ERRORS).map(([code, e]) => [code, { status: e.status, message: `${e.summary}.` }]),
-) as Record<ScheduleErrorCode, ErrorDefinition>;
+function fromSummaries<C extends string>(
+  table: Record<C, { status: number; summary: string }>,
+): Record<C, ErrorDefinition> {
+  const out = {} as Record<C, ErrorDefinition>;
+  for (const code of Object.keys(table) as C[])
+    out[code] = { status: table[code].status, message: `${table[code].summary}.` };
+  return out;
+}
 
-export const ERRORS: Record<keyof typeof API_ERRORS | ScheduleErrorCode, ErrorDefinition> = {
+/**
+ * The codes a refusal or a failure is reported with in `Sandbox.status.reason` keep the status
+ * their owner gives them: the scheduler (capacity, size, snapshot base) and the sandbox reconciler
+ * (boot, host, snapshot restore failures). The API's own entries win where a code is shared.
+ */
+export const ERRORS: Record<
+  keyof typeof API_ERRORS | ScheduleErrorCode | SandboxFailureCode,
+  ErrorDefinition
+> = {
+  ...fromSummaries(SANDBOX_FAILURES),
+  ...fromSummaries(SCHEDULE_ERRORS),
   ...API_ERRORS,
-  ...CAPACITY_ERRORS,
 };
 
 export type ErrorCode = keyof typeof ERRORS;

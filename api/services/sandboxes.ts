@@ -12,7 +12,6 @@ import {
   type VM,
 } from '../../crds/index.ts';
 import {
-  isScheduleErrorCode,
   isScheduleFailure,
   miniView,
   sandboxUse,
@@ -21,7 +20,7 @@ import {
   type ScheduleRequest,
 } from '../../operator/scheduler/index.ts';
 import type { Principal } from '../auth.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, isErrorCode } from '../errors.ts';
 import type { SandboxCreate, SandboxCreated, SandboxInfo } from '../schemas/sandboxes.ts';
 import { vncPath } from '../viewer-token.ts';
 import type { ApiContext } from './context.ts';
@@ -192,7 +191,7 @@ async function waitUntilRunning(ctx: ApiContext, sandbox: Sandbox): Promise<Sand
 function failureOf(sandbox: Sandbox): ApiError {
   const reason = sandbox.status?.reason;
   const message = sandbox.status?.message;
-  if (reason !== undefined && isScheduleErrorCode(reason)) return new ApiError(reason, message);
+  if (reason !== undefined && isErrorCode(reason)) return new ApiError(reason, message);
   if (sandbox.spec.snapshot !== undefined) return new ApiError('snapshot_failed', message);
   return new ApiError(
     'sandbox_failed',
