@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { AnyResource } from '../crds/index.ts';
 import { openSqliteStore } from '../store/sqlite-store.ts';
 
 const WRITER = join(import.meta.dirname, 'fixtures', 'store-writer.ts');
@@ -82,7 +83,7 @@ describe('sqlite store across processes', () => {
       expect(names.size).toBeGreaterThanOrEqual(acknowledged.length);
       // The file is healthy: it takes writes and resourceVersions continue after the last one.
       const { resourceVersion } = await store.list('Task');
-      const next = await store.create({
+      const next: AnyResource = await store.create({
         apiVersion: 'sandbay.io/v1alpha1',
         kind: 'Task',
         metadata: { name: 'after-kill', namespace: 'acct' },

@@ -12,6 +12,17 @@ import type { AnyResource } from '../../crds/index.ts';
 import type { Connection } from './connection.ts';
 import { INSERT_EVENTS, eventTuple, type EventRow } from './schema.ts';
 
+/**
+ * Thrown by an optimistic (unlocked) transaction that cannot go on without SQLite's write lock;
+ * the batch then runs again under BEGIN IMMEDIATE. Nothing was written.
+ */
+export class NeedsLock extends Error {
+  constructor(why: string) {
+    super(`the write needs the lock: ${why}`);
+    this.name = 'NeedsLock';
+  }
+}
+
 export interface RowKey {
   kind: string;
   /** '' for cluster-scoped kinds. */
@@ -40,11 +51,20 @@ UNION ALL
 SELECT o.kind, o.ns, o.name, o.data, o.rv FROM json_each(?) j
 JOIN objects o ON o.kind = j.value->>0 AND o.ns = j.value->>1 AND o.name = j.value->>2`;
 
+// The guard of an optimistic flush. SQLite evaluates the subquery once, before the first row is
+// inserted (the SELECT reads the table it inserts into, so its rows are materialized first), and
+// the statement is atomic: all events are written, or none when another process wrote meanwhile.
+const INSERT_EVENTS_IF_UNCHANGED = `${INSERT_EVENTS} WHERE coalesce((SELECT max(rv) FROM events), 0) = ?`;
+
 const READ = 'SELECT data FROM objects WHERE kind = ? AND ns = ? AND name = ?';
 const DEPENDENTS = 'SELECT kind, ns, name FROM refs WHERE owner_uid = ?';
 
 export class WriteTransaction {
   readonly #conn: Connection;
+  /** Locked: inside BEGIN IMMEDIATE. Not locked: reads outside a transaction, one guarded write. */
+  readonly #locked: boolean;
+  /** The store's resourceVersion when the transaction read it. */
+  readonly #base: number;
   readonly #at: number;
   #rv: number;
   /** State after the operations committed so far: JSON, or null when absent. */
@@ -56,17 +76,24 @@ export class WriteTransaction {
   /** Every event of the transaction, in resourceVersion order, for the watchers after COMMIT. */
   readonly events: EventRow[] = [];
 
-  private constructor(conn: Connection, rv: number, at: number) {
+  private constructor(conn: Connection, rv: number, at: number, locked: boolean) {
     this.#conn = conn;
     this.#rv = rv;
+    this.#base = rv;
     this.#at = at;
+    this.#locked = locked;
   }
 
   /**
-   * Starts the view of a transaction already begun (BEGIN IMMEDIATE): reads the store's
-   * resourceVersion and, in the same query, the current rows of `keys`.
+   * Starts the view of a transaction: reads the store's resourceVersion and, in the same query
+   * (one snapshot), the current rows of `keys`. `locked`: BEGIN IMMEDIATE was run before.
    */
-  static async open(conn: Connection, keys: RowKey[], at: number): Promise<WriteTransaction> {
+  static async open(
+    conn: Connection,
+    keys: RowKey[],
+    at: number,
+    locked: boolean,
+  ): Promise<WriteTransaction> {
     const rows = await conn.all<{
       kind: string | null;
       ns: string;
@@ -75,7 +102,7 @@ export class WriteTransaction {
       rv: number | null;
     }>(PREFETCH, [JSON.stringify(keys.map((k) => [k.kind, k.ns, k.name]))]);
     const head = rows.find((r) => r.kind === null);
-    const tx = new WriteTransaction(conn, head?.rv ?? 0, at);
+    const tx = new WriteTransaction(conn, head?.rv ?? 0, at, locked);
     for (const k of keys) tx.#overlay.set(rowId(k), null);
     for (const r of rows)
       if (r.kind !== null) tx.#overlay.set(rowId({ kind: r.kind, ns: r.ns, name: r.name }), r.data);
@@ -104,6 +131,7 @@ export class WriteTransaction {
 
   /** Keys of the objects whose ownerReferences name `ownerUid`. */
   async dependents(ownerUid: string): Promise<RowKey[]> {
+    if (!this.#locked) throw new NeedsLock('a cascade reads dependents after earlier writes');
     await this.flush(); // refs are maintained by triggers, so earlier operations must be in the file
     return this.#conn.all<RowKey>(DEPENDENTS, [ownerUid]);
   }
@@ -160,6 +188,12 @@ export class WriteTransaction {
     if (this.#unflushed.length === 0) return;
     const rows = this.#unflushed;
     this.#unflushed = [];
-    await this.#conn.run(INSERT_EVENTS, [JSON.stringify(rows.map(eventTuple))]);
+    const json = JSON.stringify(rows.map(eventTuple));
+    if (this.#locked) {
+      await this.#conn.run(INSERT_EVENTS, [json]);
+    } else if ((await this.#conn.run(INSERT_EVENTS_IF_UNCHANGED, [json, this.#base])) !== rows.length) {
+      // Unlocked, this is the only flush, so nothing of the transaction is in the file.
+      throw new NeedsLock('another process wrote since the read');
+    }
   }
 }

@@ -5,7 +5,7 @@
 import { StoreError } from '../store.ts';
 import { isBusy, type Connection } from './connection.ts';
 import type { EventRow } from './schema.ts';
-import { WriteTransaction, type RowKey } from './transaction.ts';
+import { NeedsLock, WriteTransaction, type RowKey } from './transaction.ts';
 
 export interface WriteOp<R> {
   /** Rows the operation will read first; fetched for the whole batch in one query. */
@@ -27,6 +27,11 @@ export interface WriteQueueOptions {
   onCommit: (events: EventRow[]) => void;
 }
 
+interface Outcome {
+  ok: boolean;
+  value: unknown;
+}
+
 interface Pending {
   op: WriteOp<unknown>;
   resolve: (value: unknown) => void;
@@ -46,6 +51,7 @@ export class WriteQueue {
   #queue: Pending[] = [];
   #draining: Promise<void> | undefined;
   #lastCompactionRv = 0;
+  #lastWrittenRv = 0;
   #lastCompactionAt: number;
   #compactRequests: { policy: HistoryPolicy; dropped: number }[] = [];
 
@@ -85,48 +91,78 @@ export class WriteQueue {
   }
 
   async #runBatch(): Promise<void> {
-    try {
-      await this.#begin();
-    } catch (err) {
-      for (const p of this.#queue.splice(0, MAX_BATCH)) p.reject(err);
-      return;
-    }
-    // Taken after BEGIN returned: writes that arrived meanwhile join this batch.
     const batch = this.#queue.splice(0, MAX_BATCH);
-    const outcomes: { ok: boolean; value: unknown }[] = [];
-    let tx: WriteTransaction;
+    let result: { tx: WriteTransaction; outcomes: Outcome[] } | undefined;
     try {
-      tx = await WriteTransaction.open(
-        this.#conn,
-        batch.flatMap((p) => p.op.keys),
-        this.#opts.now(),
-      );
-      for (const p of batch) outcomes.push(await this.#runOne(tx, p.op));
-      await tx.flush();
-      await this.#maybeCompact(tx.resourceVersion);
-      await this.#conn.run('COMMIT');
+      if (!this.#compactionDue()) result = await this.#runOptimistic(batch);
+      result ??= await this.#runLocked(batch);
     } catch (err) {
       // Not a StoreError of one operation: the transaction itself failed. Nothing was written.
-      await this.#conn.run('ROLLBACK').catch(() => undefined);
       for (const p of batch) p.reject(err);
       return;
     }
-    if (tx.events.length > 0) this.#opts.onCommit(tx.events);
+    this.#lastWrittenRv = result.tx.resourceVersion;
+    if (result.tx.events.length > 0) this.#opts.onCommit(result.tx.events);
     batch.forEach((p, i) => {
-      const o = outcomes[i] as { ok: boolean; value: unknown };
+      const o = result.outcomes[i] as Outcome;
       if (o.ok) p.resolve(o.value);
       else p.reject(o.value);
     });
   }
 
-  async #runOne(tx: WriteTransaction, op: WriteOp<unknown>): Promise<{ ok: boolean; value: unknown }> {
+  /**
+   * Two round trips instead of four: read without a lock, then write every event in one
+   * autocommit INSERT guarded by "the store is still at the version read" (see
+   * WriteTransaction.flush). Undefined when the batch needs the lock after all: another process
+   * wrote in between, or an operation needs to read mid-way (a cascading delete).
+   */
+  async #runOptimistic(batch: Pending[]): Promise<{ tx: WriteTransaction; outcomes: Outcome[] } | undefined> {
+    const tx = await this.#open(batch, false);
+    try {
+      const outcomes = await this.#runAll(tx, batch);
+      await tx.flush();
+      return { tx, outcomes };
+    } catch (err) {
+      if (err instanceof NeedsLock) return undefined;
+      throw err;
+    }
+  }
+
+  /** BEGIN IMMEDIATE … COMMIT: holds SQLite's write lock from the first read to the commit. */
+  async #runLocked(batch: Pending[]): Promise<{ tx: WriteTransaction; outcomes: Outcome[] }> {
+    await this.#begin();
+    try {
+      const tx = await this.#open(batch, true);
+      const outcomes = await this.#runAll(tx, batch);
+      await tx.flush();
+      await this.#maybeCompact(tx.resourceVersion);
+      await this.#conn.run('COMMIT');
+      return { tx, outcomes };
+    } catch (err) {
+      await this.#conn.run('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  }
+
+  #open(batch: Pending[], locked: boolean): Promise<WriteTransaction> {
+    const keys = batch.flatMap((p) => p.op.keys);
+    return WriteTransaction.open(this.#conn, keys, this.#opts.now(), locked);
+  }
+
+  async #runAll(tx: WriteTransaction, batch: Pending[]): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    for (const p of batch) outcomes.push(await this.#runOne(tx, p.op));
+    return outcomes;
+  }
+
+  async #runOne(tx: WriteTransaction, op: WriteOp<unknown>): Promise<Outcome> {
     try {
       const value = await op.run(tx);
       tx.commitOp();
       return { ok: true, value };
     } catch (err) {
       tx.abortOp();
-      // Anything but a StoreError (an I/O error, a bug) fails the whole transaction.
+      // Anything but a StoreError (NeedsLock, an I/O error, a bug) ends the whole transaction.
       if (!(err instanceof StoreError)) throw err;
       return { ok: false, value: err };
     }
@@ -152,10 +188,15 @@ export class WriteQueue {
     for (const request of this.#compactRequests.splice(0)) {
       request.dropped = await this.#compact(rv, request.policy, now);
     }
+    if (this.#compactionDue(rv)) await this.#compact(rv, this.#opts.history, now);
+  }
+
+  /** Whether the history needs trimming; `rv` defaults to the last version this process wrote. */
+  #compactionDue(rv = this.#lastWrittenRv): boolean {
     const { maxEvents, maxAgeMs } = this.#opts.history;
-    const dueByCount = rv - this.#lastCompactionRv >= Math.max(1, Math.floor(maxEvents / 10));
-    const dueByAge = maxAgeMs !== undefined && now - this.#lastCompactionAt >= maxAgeMs / 10;
-    if (dueByCount || dueByAge) await this.#compact(rv, this.#opts.history, now);
+    if (this.#compactRequests.length > 0) return true;
+    if (rv - this.#lastCompactionRv >= Math.max(1, Math.floor(maxEvents / 10))) return true;
+    return maxAgeMs !== undefined && this.#opts.now() - this.#lastCompactionAt >= maxAgeMs / 10;
   }
 
   async #compact(rv: number, policy: HistoryPolicy, now: number): Promise<number> {

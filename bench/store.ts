@@ -1,0 +1,231 @@
+// Store benchmark: resource writes/s and reads/s of the SQLite store next to raw `sqlite3`
+// single-row inserts and selects on a file with the same settings (WAL, same `synchronous`),
+// measured in the same run, plus watch delivery latency with 4 concurrent writers.
+//
+//   node bench/store.ts            (about a minute)
+//   node bench/store.ts --quick    (a smoke run)
+//
+// Every throughput figure is the median of TRIALS runs; latencies are over all operations.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sqlite3 from 'sqlite3';
+import type { AnyResource } from '../crds/index.ts';
+import { openSqliteStore, type SqliteStore } from '../store/sqlite-store.ts';
+
+type Sync = 'FULL' | 'NORMAL';
+
+const QUICK = process.argv.includes('--quick');
+const TRIALS = QUICK ? 1 : 5;
+const WRITES = QUICK ? 500 : 3000;
+const READS = QUICK ? 1000 : 10_000;
+
+interface Sample {
+  perSec: number;
+  latenciesMs: number[];
+}
+
+const dirs: string[] = [];
+function tempFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbay-bench-store-'));
+  dirs.push(dir);
+  return join(dir, 'bench.sqlite');
+}
+
+function task(name: string, i: number): AnyResource {
+  return {
+    apiVersion: 'sandbay.io/v1alpha1',
+    kind: 'Task',
+    metadata: { name, namespace: 'acct', labels: { bench: 'yes', shard: String(i % 4) } },
+    spec: { instruction: `open the settings app and change the wallpaper (${i})`, category: 'settings' },
+  };
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+function median(values: number[]): number {
+  return percentile(values, 50);
+}
+
+/** Runs `op(i)` for i in [0, n) from `writers` concurrent loops; throughput and per-op latency. */
+async function drive(n: number, writers: number, op: (i: number) => Promise<unknown>): Promise<Sample> {
+  const latenciesMs: number[] = [];
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: writers }, async () => {
+      for (let i = next++; i < n; i = next++) {
+        const t0 = performance.now();
+        await op(i);
+        latenciesMs.push(performance.now() - t0);
+      }
+    }),
+  );
+  return { perSec: (n / (performance.now() - start)) * 1000, latenciesMs };
+}
+
+/** Raw sqlite3: a prepared single-row INSERT per write, each its own (autocommit) transaction. */
+async function rawInserts(sync: Sync, writers: number): Promise<Sample> {
+  const db = new sqlite3.Database(tempFile());
+  const exec = (sql: string): Promise<void> =>
+    new Promise((res, rej) => db.exec(sql, (e) => (e ? rej(e) : res())));
+  await exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${sync};`);
+  await exec('CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE, data TEXT)');
+  const insert = db.prepare('INSERT INTO t (name, data) VALUES (?, ?)');
+  const sample = await drive(WRITES, writers, (i) => {
+    const data = JSON.stringify(task(`t-${i}`, i));
+    return new Promise<void>((res, rej) => insert.run([`t-${i}`, data], (e) => (e ? rej(e) : res())));
+  });
+  await new Promise<void>((res) => insert.finalize(() => res()));
+  await new Promise<void>((res) => db.close(() => res()));
+  return sample;
+}
+
+/** Raw sqlite3: a prepared SELECT by key. */
+async function rawSelects(readers: number): Promise<Sample> {
+  const db = new sqlite3.Database(tempFile());
+  const exec = (sql: string): Promise<void> =>
+    new Promise((res, rej) => db.exec(sql, (e) => (e ? rej(e) : res())));
+  await exec(
+    'PRAGMA journal_mode = WAL; CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE, data TEXT)',
+  );
+  await exec('BEGIN');
+  const insert = db.prepare('INSERT INTO t (name, data) VALUES (?, ?)');
+  for (let i = 0; i < 1000; i++) {
+    await new Promise<void>((res, rej) =>
+      insert.run([`t-${i}`, JSON.stringify(task(`t-${i}`, i))], (e) => (e ? rej(e) : res())),
+    );
+  }
+  await exec('COMMIT');
+  const select = db.prepare('SELECT data FROM t WHERE name = ?');
+  const sample = await drive(READS, readers, (i) => {
+    return new Promise<unknown>((res, rej) =>
+      select.all([`t-${i % 1000}`], (e, rows) =>
+        e ? rej(e) : res(JSON.parse((rows[0] as { data: string }).data)),
+      ),
+    );
+  });
+  await new Promise<void>((res) => insert.finalize(() => select.finalize(() => res())));
+  await new Promise<void>((res) => db.close(() => res()));
+  return sample;
+}
+
+async function withStore<T>(sync: Sync, fn: (store: SqliteStore) => Promise<T>): Promise<T> {
+  const store = await openSqliteStore({ file: tempFile(), synchronous: sync });
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+const storeCreates = (sync: Sync, writers: number): Promise<Sample> =>
+  withStore(sync, (store) => drive(WRITES, writers, (i) => store.create(task(`t-${i}`, i))));
+
+/** Conditional updates: each write carries the resourceVersion it read (status changes). */
+const storeUpdates = (sync: Sync, writers: number): Promise<Sample> =>
+  withStore(sync, async (store) => {
+    const objects = await Promise.all(Array.from({ length: 64 }, (_, i) => store.create(task(`u-${i}`, i))));
+    return drive(WRITES, writers, async (i) => {
+      const slot = i % objects.length;
+      const cur = objects[slot] as AnyResource;
+      objects[slot] = await store.updateStatus({ ...cur, status: { phase: 'recording', observedGeneration: i } });
+    });
+  });
+
+const storeGets = (readers: number): Promise<Sample> =>
+  withStore('FULL', async (store) => {
+    await Promise.all(Array.from({ length: 1000 }, (_, i) => store.create(task(`t-${i}`, i))));
+    return drive(READS, readers, (i) =>
+      store.get({ kind: 'Task', namespace: 'acct', name: `t-${i % 1000}` }),
+    );
+  });
+
+/** Time from calling create to the watcher receiving its ADDED event, with `writers` writers. */
+const watchLatency = (sync: Sync, writers: number): Promise<Sample> =>
+  withStore(sync, async (store) => {
+    const issued = new Map<string, number>();
+    const latenciesMs: number[] = [];
+    const watch = store.watch('Task', { namespace: 'acct' }, (e) => {
+      const t0 = issued.get(e.object.metadata.name);
+      if (t0 !== undefined) latenciesMs.push(performance.now() - t0);
+    });
+    const sample = await drive(WRITES, writers, (i) => {
+      issued.set(`t-${i}`, performance.now());
+      return store.create(task(`t-${i}`, i));
+    });
+    watch.stop();
+    return { perSec: sample.perSec, latenciesMs };
+  });
+
+async function trials(run: () => Promise<Sample>): Promise<{ perSec: number; p50: number; p99: number }> {
+  const samples: Sample[] = [];
+  for (let t = 0; t < TRIALS; t++) samples.push(await run());
+  const latencies = samples.flatMap((s) => s.latenciesMs);
+  return {
+    perSec: median(samples.map((s) => s.perSec)),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+}
+
+interface Row {
+  what: string;
+  sync: string;
+  perSec: number;
+  p50: number;
+  p99: number;
+  ratio?: number;
+}
+
+async function main(): Promise<void> {
+  const rows: Row[] = [];
+  const add = (
+    what: string,
+    sync: string,
+    r: { perSec: number; p50: number; p99: number },
+    base?: number,
+  ): void => {
+    rows.push({ what, sync, ...r, ...(base ? { ratio: r.perSec / base } : {}) });
+  };
+  for (const sync of ['FULL', 'NORMAL'] as const) {
+    const raw = await trials(() => rawInserts(sync, 1));
+    add('raw sqlite3 INSERT (1 writer)', sync, raw);
+    add('raw sqlite3 INSERT (4 writers)', sync, await trials(() => rawInserts(sync, 4)), raw.perSec);
+    add('store create (1 writer)', sync, await trials(() => storeCreates(sync, 1)), raw.perSec);
+    add('store create (4 writers)', sync, await trials(() => storeCreates(sync, 4)), raw.perSec);
+    add('store create (16 writers)', sync, await trials(() => storeCreates(sync, 16)), raw.perSec);
+    add(
+      'store updateStatus with rv (4 writers)',
+      sync,
+      await trials(() => storeUpdates(sync, 4)),
+      raw.perSec,
+    );
+    add('watch delivery, create → event (4 writers)', sync, await trials(() => watchLatency(sync, 4)));
+  }
+  const rawRead = await trials(() => rawSelects(1));
+  add('raw sqlite3 SELECT by key (1 reader)', '-', rawRead);
+  add('store get (1 reader)', '-', await trials(() => storeGets(1)), rawRead.perSec);
+  add('store get (4 readers)', '-', await trials(() => storeGets(4)), rawRead.perSec);
+
+  const fmt = (n: number, digits = 0): string =>
+    n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  const lines = [
+    `| measure | synchronous | ops/s (median of ${TRIALS}) | latency p50 ms | latency p99 ms | ratio vs raw |`,
+    '|---|---|---:|---:|---:|---:|',
+    ...rows.map(
+      (r) =>
+        `| ${r.what} | ${r.sync} | ${r.what.startsWith('watch') ? '-' : fmt(r.perSec)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${r.ratio === undefined ? '-' : `${fmt(r.ratio * 100)}%`} |`,
+    ),
+  ];
+  console.log(lines.join('\n'));
+}
+
+try {
+  await main();
+} finally {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}
