@@ -1,8 +1,11 @@
 // One write transaction (a group-commit batch) as the store operations see it.
 //
-// It runs between BEGIN IMMEDIATE and COMMIT on the write connection, so it holds SQLite's write
-// lock: what it reads is the current committed state of the file, also with other processes
-// writing, which is what makes conditional writes (resourceVersion preconditions) correct.
+// Locked, it runs between BEGIN IMMEDIATE and COMMIT on the write connection and holds SQLite's
+// write lock: what it reads is the current committed state of the file, also with other
+// processes writing, which is what makes conditional writes (resourceVersion preconditions)
+// correct. Unlocked (optimistic), it reads one snapshot without a lock and writes everything in
+// one INSERT that only happens if the store's resourceVersion is still the one it read, i.e. if
+// nothing at all was written since: the same guarantee, checked at the end instead of held.
 //
 // Several operations share the transaction. Each runs against an overlay holding what earlier
 // operations in the batch wrote, and stages its own changes; `commitOp` assigns their

@@ -1,7 +1,13 @@
 // Group commit: writes that arrive while a transaction is in flight wait and then share the next
 // one. Each write still runs on its own against the transaction (its own checks, its own
-// success or StoreError) and is acknowledged only after COMMIT returned, so an acknowledged write
-// is durable; one transaction per batch amortizes BEGIN, COMMIT and the fsync over every write in it.
+// success or StoreError) and is acknowledged only after its transaction committed, so an
+// acknowledged write is durable; one commit per batch amortizes the round trips to the sqlite3
+// worker thread and the fsync over every write in it.
+//
+// A batch first runs optimistically (read, then one guarded INSERT that commits on its own: two
+// round trips) and falls back to BEGIN IMMEDIATE … COMMIT (four or more) when another process
+// wrote in between, when an operation must read after writing (cascading deletes), or when the
+// history is due for compaction.
 import { StoreError } from '../store.ts';
 import { isBusy, type Connection } from './connection.ts';
 import type { EventRow } from './schema.ts';
@@ -123,7 +129,7 @@ export class WriteQueue {
       await tx.flush();
       return { tx, outcomes };
     } catch (err) {
-      if (err instanceof NeedsLock) return undefined;
+      if (err instanceof NeedsLock || isBusy(err)) return undefined;
       throw err;
     }
   }
