@@ -57,6 +57,8 @@ export const ConditionTypes = {
   Paid: 'Paid',
   /** Reservation: the Macs run the layout asked for in spec. */
   LayoutApplied: 'LayoutApplied',
+  /** Reservation: the latest spec edit could be honoured (False says which part could not). */
+  EditAccepted: 'EditAccepted',
   /** Mini: the host answered its last probe. */
   Reachable: 'Reachable',
   /** VM: the boot for the current claim finished (True) or failed (False, reason = failure code). */
@@ -78,6 +80,7 @@ export const Reasons = {
   SandboxesRunning: 'SandboxesRunning',
   LayoutApplied: 'LayoutApplied',
   EditRejected: 'EditRejected',
+  EditsApplied: 'EditsApplied',
   // Mini
   HostAnswered: 'HostAnswered',
   HostUnreachable: 'HostUnreachable',

@@ -38,3 +38,193 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
 }
+
+// ---- a sim fleet under a running operator ----
+
+import {
+  API_VERSION,
+  type Account,
+  type MacModel,
+  type Mini,
+  type Reservation,
+  type Sandbox,
+  type VmLayout,
+  type VM,
+} from '../crds/index.ts';
+import { createSimDriver, type SimDriver, type SimDriverOptions } from '../hosts/sim/index.ts';
+import { startOperator, type RunningOperator, type StartOperatorOptions } from '../operator/index.ts';
+import { FakeClock } from '../operator/runtime/clock.ts';
+
+export const ZERO_TIMINGS = {
+  cloneMs: 0,
+  bootMs: 0,
+  resizeMs: 0,
+  stopMs: 0,
+  deleteMs: 0,
+  exportMs: 0,
+  importMs: 0,
+};
+
+export interface MiniDecl {
+  name: string;
+  model?: MacModel;
+  layout?: VmLayout;
+}
+
+export interface SimFleet extends TempStore {
+  sim: SimDriver;
+  op: RunningOperator;
+  clock: FakeClock;
+  /** Creates an account with `balanceCents` of granted credit. */
+  account(name: string, balanceCents: number): Promise<Account>;
+  addMini(decl: MiniDecl): Promise<Mini>;
+  addressOf(mini: string): string;
+  reserve(ns: string, name: string, spec: Partial<Reservation['spec']>): Promise<Reservation>;
+  /** Waits until the reservation leaves pending; returns it. */
+  reservationSettled(ns: string, name: string): Promise<Reservation>;
+  createSandbox(
+    ns: string,
+    spec: Partial<Sandbox['spec']> & { reservation: string },
+    name?: string,
+  ): Promise<Sandbox>;
+  /** Waits until the sandbox is running or failed. */
+  sandboxSettled(ns: string, name: string): Promise<Sandbox>;
+  vms(mini?: string): Promise<VM[]>;
+  /** Waits until every Mini's pool matches its warm profile with warm (or stopped-aside) VMs. */
+  poolsReady(minis?: string[]): Promise<void>;
+  stopOperator(): Promise<void>;
+}
+
+let sandboxSeq = 0;
+export function sandboxId(): string {
+  return `sb-${(++sandboxSeq).toString(16).padStart(8, '0')}${Math.random().toString(16).slice(2, 10).padEnd(8, '0')}${'0'.repeat(16)}`;
+}
+
+export async function startSimFleet(
+  minis: MiniDecl[],
+  opts: { sim?: SimDriverOptions; operator?: Partial<StartOperatorOptions>; clock?: FakeClock } = {},
+): Promise<SimFleet> {
+  const t = await tempStore();
+  const clock = opts.clock ?? new FakeClock();
+  const sim = createSimDriver({ timings: ZERO_TIMINGS, ...opts.sim });
+  const addresses = new Map<string, string>();
+  const fleet: SimFleet = {
+    ...t,
+    sim,
+    clock,
+    op: undefined as unknown as RunningOperator,
+    async account(name, balanceCents) {
+      const acct = await t.store.create<Account>({
+        apiVersion: API_VERSION,
+        kind: 'Account',
+        metadata: { name },
+        spec: { displayName: name, userId: '00000000-0000-4000-8000-000000000001' },
+      });
+      return t.store.updateStatus<Account>({
+        ...acct,
+        status: {
+          ledger: [{ at: new Date(clock.now()).toISOString(), amountCents: balanceCents, reason: 'grant' }],
+          balanceCents,
+        },
+      });
+    },
+    async addMini(decl) {
+      const address = `10.0.${Math.floor(addresses.size / 250)}.${(addresses.size % 250) + 1}`;
+      addresses.set(decl.name, address);
+      return t.store.create<Mini>({
+        apiVersion: API_VERSION,
+        kind: 'Mini',
+        metadata: { name: decl.name },
+        spec: {
+          address,
+          model: decl.model ?? 'm4',
+          driver: 'sim',
+          schedulable: true,
+          ...(decl.layout !== undefined && { defaultLayout: decl.layout }),
+        },
+      });
+    },
+    addressOf(mini) {
+      return addresses.get(mini)!;
+    },
+    reserve(ns, name, spec) {
+      return t.store.create<Reservation>({
+        apiVersion: API_VERSION,
+        kind: 'Reservation',
+        metadata: { name, namespace: ns },
+        spec: { hours: 24, miniCount: 1, macModel: 'm4', vmLayout: 'split', ...spec },
+      });
+    },
+    reservationSettled(ns, name) {
+      return waitFor(async () => {
+        const r = await t.store.get<Reservation>({ kind: 'Reservation', namespace: ns, name });
+        return r?.status?.phase && r.status.phase !== 'pending' ? r : undefined;
+      }, `reservation ${ns}/${name} to leave pending`);
+    },
+    createSandbox(ns, spec, name = sandboxId()) {
+      return t.store.create<Sandbox>({
+        apiVersion: API_VERSION,
+        kind: 'Sandbox',
+        metadata: { name, namespace: ns },
+        spec: { ephemeral: false, ...spec },
+      });
+    },
+    sandboxSettled(ns, name) {
+      return waitFor(async () => {
+        const s = await t.store.get<Sandbox>({ kind: 'Sandbox', namespace: ns, name });
+        return s?.status?.phase === 'running' || s?.status?.phase === 'failed' ? s : undefined;
+      }, `sandbox ${name} to run or fail`);
+    },
+    async vms(mini) {
+      const { items } = await t.store.list<VM>('VM');
+      return items.filter((vm) => mini === undefined || vm.spec.mini === mini);
+    },
+    async poolsReady(names) {
+      await waitFor(async () => {
+        const { items } = await t.store.list<Mini>('Mini');
+        const vms = await fleet.vms();
+        return items
+          .filter((m) => names === undefined || names.includes(m.metadata.name))
+          .every((m) => {
+            const profile = m.status?.warmProfile;
+            if (!profile || m.status?.phase === 'down') return false;
+            const mine = vms.filter(
+              (vm) => vm.spec.mini === m.metadata.name && !vm.metadata.deletionTimestamp,
+            );
+            const free = mine.filter((vm) => !vm.spec.sandbox);
+            const held = new Set(mine.filter((vm) => vm.spec.sandbox).map((vm) => vm.spec.slot));
+            return (
+              free.length + held.size === profile.length &&
+              free.every((vm) => vm.status?.phase === 'warm' || vm.status?.phase === 'stopped') &&
+              profile.every(
+                (slot, i) =>
+                  held.has(i) ||
+                  free.some(
+                    (vm) =>
+                      vm.spec.slot === i && vm.spec.cpu === slot.cpu && vm.spec.memoryGiB === slot.memoryGiB,
+                  ),
+              )
+            );
+          });
+      }, 'warm pools to match their profiles');
+    },
+    async stopOperator() {
+      await fleet.op.stop();
+    },
+    async cleanup() {
+      await fleet.op?.stop();
+      await sim.close();
+      await t.cleanup();
+    },
+  };
+  for (const m of minis) await fleet.addMini(m);
+  fleet.op = await startOperator({
+    store: t.store,
+    drivers: { sim },
+    blobDir: path.join(t.dir, 'blobs'),
+    clock,
+    settings: { heartbeatMs: 60_000, probeRetryMs: 1_000 },
+    ...opts.operator,
+  });
+  return fleet;
+}

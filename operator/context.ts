@@ -1,0 +1,126 @@
+// What every reconciler of the operator is given: the cached client and its informers (with the
+// indexes they look things up by), the clock, the hosts, the blob store, and a way to poke another
+// controller when a change it cannot see through its own watches concerns it.
+import type { Account, ApiKey, Mini, Rate, Reservation, Sandbox, Snapshot, VM } from '../crds/index.ts';
+import type { Store } from '../store/store.ts';
+import type { BlobStore } from './blob-store.ts';
+import type { HostRegistry } from './mini/hosts.ts';
+import { Client, Informer, type Clock, type Logger } from './runtime/index.ts';
+
+export interface Informers {
+  minis: Informer<Mini>;
+  vms: Informer<VM>;
+  reservations: Informer<Reservation>;
+  sandboxes: Informer<Sandbox>;
+  snapshots: Informer<Snapshot>;
+  apiKeys: Informer<ApiKey>;
+  rates: Informer<Rate>;
+  accounts: Informer<Account>;
+}
+
+/** Index names, and the functions behind them. */
+export const Indexes = {
+  /** VM → its Mini. */
+  vmByMini: 'mini',
+  /** VM → the sandbox that claimed it (`spec.sandbox`). */
+  vmByClaim: 'claim',
+  /** Sandbox → `namespace/reservation`. */
+  sandboxByReservation: 'reservation',
+  /** Sandbox → the Mini it was placed on (`status.mini`). */
+  sandboxByMini: 'mini',
+  /** Sandbox → the snapshot it restores (`namespace/version`). */
+  sandboxBySnapshot: 'snapshot',
+  /** Mini → the reservation holding it. */
+  miniByReservation: 'reservation',
+  /** ApiKey → its reservation (`namespace/name`). */
+  keyByReservation: 'reservation',
+  /** Snapshot → its source sandbox (`namespace/name`). */
+  snapshotBySource: 'source',
+} as const;
+
+/** `namespace/name` of a sandbox's reservation (the API writes the bare name). */
+export function reservationKeyOf(sandbox: Sandbox): string {
+  const r = sandbox.spec.reservation;
+  return r.includes('/') ? r : `${sandbox.metadata.namespace ?? ''}/${r}`;
+}
+
+export function sandboxKeyOf(sandbox: Sandbox): string {
+  return `${sandbox.metadata.namespace ?? ''}/${sandbox.metadata.name}`;
+}
+
+export function createInformers(store: Store, logger: Logger): Informers {
+  const inf = <T extends Mini | VM | Reservation | Sandbox | Snapshot | ApiKey | Rate | Account>(
+    kind: string,
+  ) => new Informer<T>({ store, kind, logger });
+  const informers: Informers = {
+    minis: inf<Mini>('Mini'),
+    vms: inf<VM>('VM'),
+    reservations: inf<Reservation>('Reservation'),
+    sandboxes: inf<Sandbox>('Sandbox'),
+    snapshots: inf<Snapshot>('Snapshot'),
+    apiKeys: inf<ApiKey>('ApiKey'),
+    rates: inf<Rate>('Rate'),
+    accounts: inf<Account>('Account'),
+  };
+  informers.vms.addIndex(Indexes.vmByMini, (vm) => [vm.spec.mini]);
+  informers.vms.addIndex(Indexes.vmByClaim, (vm) => (vm.spec.sandbox ? [vm.spec.sandbox] : []));
+  informers.sandboxes.addIndex(Indexes.sandboxByReservation, (sb) => [reservationKeyOf(sb)]);
+  informers.sandboxes.addIndex(Indexes.sandboxByMini, (sb) => (sb.status?.mini ? [sb.status.mini] : []));
+  informers.sandboxes.addIndex(Indexes.sandboxBySnapshot, (sb) =>
+    sb.spec.snapshot ? [`${sb.metadata.namespace ?? ''}/${sb.spec.snapshot}`] : [],
+  );
+  informers.minis.addIndex(Indexes.miniByReservation, (m) =>
+    m.status?.reservation ? [m.status.reservation] : [],
+  );
+  informers.apiKeys.addIndex(Indexes.keyByReservation, (k) =>
+    k.spec.reservation ? [k.spec.reservation] : [],
+  );
+  informers.snapshots.addIndex(Indexes.snapshotBySource, (s) => [
+    `${s.metadata.namespace ?? ''}/${s.spec.sourceSandbox}`,
+  ]);
+  return informers;
+}
+
+/** Cross-controller pokes (a controller's own watches cover most changes; these cover the rest). */
+export interface Enqueuers {
+  pool(mini: string): void;
+  sandbox(key: string): void;
+  reservation(key: string): void;
+  mini(name: string): void;
+}
+
+export interface OperatorSettings {
+  /** Idle time after which an ephemeral sandbox is destroyed (spec: about 2 minutes). */
+  idleTimeoutMs: number;
+  /** Host probe period while it answers. */
+  heartbeatMs: number;
+  /** Host probe period while it does not. */
+  probeRetryMs: number;
+  /** Consecutive failed probes before a host is marked down. */
+  downAfterFailures: number;
+  /** A probe slower than this counts as failed. */
+  probeTimeoutMs: number;
+  /** `status.heartbeat` is rewritten at most this often (the probe itself runs every heartbeatMs). */
+  heartbeatWriteMs: number;
+}
+
+export const DEFAULT_SETTINGS: OperatorSettings = {
+  idleTimeoutMs: 120_000,
+  heartbeatMs: 10_000,
+  probeRetryMs: 2_000,
+  downAfterFailures: 2,
+  probeTimeoutMs: 10_000,
+  heartbeatWriteMs: 60_000,
+};
+
+export interface OperatorContext {
+  store: Store;
+  client: Client;
+  informers: Informers;
+  clock: Clock;
+  logger: Logger;
+  hosts: HostRegistry;
+  blobs: BlobStore;
+  settings: OperatorSettings;
+  enqueue: Enqueuers;
+}

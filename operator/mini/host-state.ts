@@ -1,0 +1,80 @@
+// Writes a Mini's host state: down when probes fail, back up (capacity, images, heartbeat, phase)
+// when it answers. Every write carries the resourceVersion it was computed from, so it never
+// overwrites a binding the reservation reconciler made in between (that write conflicts and the
+// probe retries on fresh data).
+import { DEFAULT_VM_LAYOUT, warmProfile, type Mini, type MiniStatus } from '../../crds/index.ts';
+import type { HostInfo } from '../../hosts/driver.ts';
+import { ConditionTypes, Reasons, setCondition } from '../conditions.ts';
+import type { OperatorContext } from '../context.ts';
+import { miniMachine, type MiniPhase } from './states.ts';
+
+function phaseOf(mini: Mini): MiniPhase {
+  return mini.status?.phase ?? 'pending';
+}
+
+async function patchStatus(ctx: OperatorContext, mini: Mini, status: Partial<MiniStatus>): Promise<void> {
+  await ctx.client.patch<Mini>(
+    { kind: 'Mini', name: mini.metadata.name },
+    { status },
+    { subresource: 'status', resourceVersion: mini.metadata.resourceVersion! },
+  );
+}
+
+export async function markMiniDown(ctx: OperatorContext, mini: Mini, message: string): Promise<boolean> {
+  const now = new Date(ctx.clock.now());
+  const cond = setCondition(
+    mini.status?.conditions,
+    { type: ConditionTypes.Reachable, status: 'False', reason: Reasons.HostUnreachable, message },
+    now,
+  );
+  const from = phaseOf(mini);
+  const phase = from === 'down' ? 'down' : miniMachine.transition(from, 'unreachable');
+  if (phase === from && !cond.changed) return false;
+  ctx.logger.warn({ mini: mini.metadata.name, message }, 'host marked down');
+  await patchStatus(ctx, mini, { phase, conditions: cond.conditions });
+  return true;
+}
+
+/** Records a successful probe. Returns true when the host came back from down (or first answered). */
+export async function markMiniUp(ctx: OperatorContext, mini: Mini, info: HostInfo): Promise<boolean> {
+  const now = ctx.clock.now();
+  const s = mini.status ?? {};
+  const from = phaseOf(mini);
+  const event =
+    from === 'pending'
+      ? 'registered'
+      : from === 'down'
+        ? s.reservation
+          ? 'answeredReserved'
+          : 'answered'
+        : undefined;
+  const phase = event ? miniMachine.transition(from, event) : from;
+  const layout = s.layout ?? mini.spec.defaultLayout ?? DEFAULT_VM_LAYOUT;
+  const capacity = { cores: info.cores, memoryGiB: info.memoryGiB, diskGiB: info.diskGiB };
+  const images = info.images.map((i) => ({ name: i.name, diskGiB: i.diskGiB }));
+  const cond = setCondition(
+    s.conditions,
+    { type: ConditionTypes.Reachable, status: 'True', reason: Reasons.HostAnswered },
+    new Date(now),
+  );
+  const heartbeatStale = !s.heartbeat || now - Date.parse(s.heartbeat) >= ctx.settings.heartbeatWriteMs;
+  const changed =
+    phase !== from ||
+    cond.changed ||
+    s.layout === undefined ||
+    s.warmProfile === undefined ||
+    JSON.stringify(s.capacity) !== JSON.stringify(capacity) ||
+    JSON.stringify(s.images) !== JSON.stringify(images);
+  if (!changed && !heartbeatStale) return false;
+  await patchStatus(ctx, mini, {
+    phase,
+    capacity,
+    images,
+    heartbeat: new Date(now).toISOString(),
+    layout,
+    warmProfile: s.warmProfile ?? warmProfile(mini.spec.model, layout),
+    conditions: cond.conditions,
+  });
+  if (event) ctx.logger.info({ mini: mini.metadata.name, phase }, 'host answers');
+  return event !== undefined;
+}

@@ -1,0 +1,59 @@
+// One Host handle per Mini, from the driver its spec names. Handles are cached by name and
+// replaced when the Mini's address, model, driver or credentials change.
+import type { DriverKind, Mini } from '../../crds/index.ts';
+import { DriverError, type Driver, type Host } from '../../hosts/driver.ts';
+
+export type Drivers = Partial<Record<DriverKind, Driver>>;
+
+export class HostRegistry {
+  readonly #drivers: Drivers;
+  readonly #hosts = new Map<string, { fingerprint: string; host: Host }>();
+
+  constructor(drivers: Drivers) {
+    this.#drivers = drivers;
+  }
+
+  /** The Host of a Mini; throws DriverError `invalid_argument` when its driver is not configured. */
+  host(mini: Mini): Host {
+    const { name } = mini.metadata;
+    const { driver, address, model, credentialsRef } = mini.spec;
+    const fingerprint = JSON.stringify([driver, address, model, credentialsRef ?? null]);
+    const cached = this.#hosts.get(name);
+    if (cached && cached.fingerprint === fingerprint) return cached.host;
+    const d = this.#drivers[driver];
+    if (!d) throw new DriverError('invalid_argument', `no ${driver} driver is configured for Mini ${name}`);
+    const host = d.host({ name, address, model, ...(credentialsRef !== undefined && { credentialsRef }) });
+    this.#hosts.set(name, { fingerprint, host });
+    return host;
+  }
+
+  forget(name: string): void {
+    this.#hosts.delete(name);
+  }
+
+  hasDriver(kind: DriverKind): boolean {
+    return this.#drivers[kind] !== undefined;
+  }
+}
+
+/** True when an error means the host did not answer (mark it down rather than fail the work). */
+export function isUnreachable(err: unknown): boolean {
+  return err instanceof DriverError && (err.code === 'unreachable' || err.code === 'timeout');
+}
+
+/** Rejects with DriverError `timeout` when `work` takes longer than `ms`. */
+export async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new DriverError('timeout', `${what} did not answer within ${ms} ms`)),
+      ms,
+    );
+    timer.unref();
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,36 @@
+// The Mini reconciler: probes each host (`info()`), records capacity, images and heartbeat, and
+// marks it down after consecutive failed probes. It holds no other state: whether a host is down
+// is in the store, and the pool and sandbox reconcilers act on that.
+import type { ReconcileFn } from '../runtime/index.ts';
+import type { OperatorContext } from '../context.ts';
+import { withTimeout } from './hosts.ts';
+import { markMiniDown, markMiniUp } from './host-state.ts';
+
+export function miniReconciler(ctx: OperatorContext): ReconcileFn {
+  // Consecutive failed probes per host. Lost on restart, which only delays marking down by a probe.
+  const failures = new Map<string, number>();
+  return async (name) => {
+    const mini = ctx.informers.minis.get(name);
+    if (!mini) {
+      failures.delete(name);
+      ctx.hosts.forget(name);
+      return;
+    }
+    if (mini.metadata.deletionTimestamp) return;
+    const { heartbeatMs, probeRetryMs, probeTimeoutMs, downAfterFailures } = ctx.settings;
+    let info;
+    try {
+      info = await withTimeout(ctx.hosts.host(mini).info(), probeTimeoutMs, `host ${name}`);
+    } catch (err) {
+      const n = (failures.get(name) ?? 0) + 1;
+      failures.set(name, n);
+      const message = err instanceof Error ? err.message : String(err);
+      if (n >= downAfterFailures) await markMiniDown(ctx, mini, message);
+      else ctx.logger.info({ mini: name, failures: n, err: message }, 'host probe failed');
+      return { requeueAfterMs: probeRetryMs };
+    }
+    failures.delete(name);
+    await markMiniUp(ctx, mini, info);
+    return { requeueAfterMs: heartbeatMs };
+  };
+}

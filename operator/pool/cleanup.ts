@@ -1,0 +1,73 @@
+// Keeping the store and a host in agreement before planning: VM resources being deleted are
+// deleted on the host, host VMs nobody owns are removed (leaks after a crash), and VMs the host
+// lost are cloned again (unclaimed) or reported down (claimed: their sandbox fails).
+import type { VM } from '../../crds/index.ts';
+import { Finalizers, SANDBOX_FAILURES } from '../conditions.ts';
+import type { OperatorContext } from '../context.ts';
+import type { HostView } from './host-view.ts';
+import { bootedCondition, vmPhase, writeVmStatus } from './vm-status.ts';
+
+export async function dropFinalizer(ctx: OperatorContext, vm: VM): Promise<void> {
+  const finalizers = vm.metadata.finalizers ?? [];
+  if (!finalizers.includes(Finalizers.deleteHostVm)) return;
+  await ctx.client.update<VM>({
+    ...vm,
+    metadata: { ...vm.metadata, finalizers: finalizers.filter((f) => f !== Finalizers.deleteHostVm) },
+  });
+}
+
+/** Deletes on the host every VM whose resource is being deleted, then lets the resource go. */
+export async function finishDeletions(
+  ctx: OperatorContext,
+  vms: VM[],
+  view: HostView | undefined,
+): Promise<void> {
+  for (const vm of vms) {
+    if (!vm.metadata.deletionTimestamp) continue;
+    if (view?.get(vm.metadata.name)) await view.remove(vm.metadata.name);
+    await dropFinalizer(ctx, vm);
+  }
+}
+
+/** Removes host VMs no live VM resource names: left behind by a crash between host and store. */
+export async function collectGarbage(ctx: OperatorContext, live: VM[], view: HostView): Promise<void> {
+  const known = new Set(live.map((vm) => vm.metadata.name));
+  for (const name of view.names()) {
+    if (known.has(name)) continue;
+    ctx.logger.info({ vm: name }, 'deleting a host VM no resource owns');
+    await view.remove(name);
+  }
+}
+
+/**
+ * VMs the store has but the host lost (a host restart, a VM removed by hand): an unclaimed one is
+ * cloned again, a claimed one goes down and its sandbox fails with `vm_lost`.
+ */
+export async function noticeLostVms(ctx: OperatorContext, live: VM[], view: HostView): Promise<VM[]> {
+  const out: VM[] = [];
+  for (const vm of live) {
+    const phase = vmPhase(vm);
+    if (view.get(vm.metadata.name) || phase === 'cloning' || phase === 'down') {
+      out.push(vm);
+      continue;
+    }
+    const claimed = vm.spec.sandbox !== undefined || phase === 'occupied';
+    const booted = vm.status?.sandbox !== undefined;
+    if (claimed && (booted || phase === 'occupied')) {
+      out.push(
+        await writeVmStatus(
+          ctx,
+          vm,
+          'lost',
+          { ...vm.status },
+          bootedCondition('False', 'vm_lost', SANDBOX_FAILURES.vm_lost.summary),
+        ),
+      );
+    } else if (!claimed) {
+      out.push(await writeVmStatus(ctx, vm, 'lost', { vmName: vm.metadata.name }, undefined, false));
+    } else {
+      out.push(vm); // claimed but not booted yet: the boot clones it
+    }
+  }
+  return out;
+}

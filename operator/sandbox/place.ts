@@ -1,0 +1,117 @@
+// Placing a pending sandbox: the reservation must be active; a restore needs its snapshot ready;
+// then the scheduler (pure) chooses a VM on the reservation's Macs and the claim is written as a
+// conditional update of `VM.spec.sandbox`: of two creates that chose the same VM, one wins and
+// the other reconciles again on fresh data.
+import type { Sandbox, VM } from '../../crds/index.ts';
+import {
+  isScheduleFailure,
+  miniView,
+  sandboxUse,
+  schedule,
+  type ScheduleRequest,
+  type SandboxUse,
+} from '../scheduler/index.ts';
+import { Reasons, type SandboxFailureCode } from '../conditions.ts';
+import { Indexes, reservationKeyOf, sandboxKeyOf, type OperatorContext } from '../context.ts';
+import type { ClaimsInFlight } from './claims.ts';
+import { patchSandboxStatus, readyCondition } from './status.ts';
+
+export type PlaceOutcome =
+  | { placed: true }
+  | { placed: false; wait: true }
+  | { placed: false; wait: false; code: string; message: string };
+
+const wait: PlaceOutcome = { placed: false, wait: true };
+const refuse = (code: SandboxFailureCode | string, message: string): PlaceOutcome => ({
+  placed: false,
+  wait: false,
+  code,
+  message,
+});
+
+export async function place(
+  ctx: OperatorContext,
+  claims: ClaimsInFlight,
+  sb: Sandbox,
+): Promise<PlaceOutcome> {
+  const key = sandboxKeyOf(sb);
+  const reservation = ctx.informers.reservations.get(reservationKeyOf(sb));
+  const endAt = Date.parse(reservation?.status?.endAt ?? '');
+  if (!reservation || reservation.status?.phase !== 'active' || !(endAt > ctx.clock.now())) {
+    return refuse('reservation_not_active', `reservation ${sb.spec.reservation} is not active`);
+  }
+  const request: ScheduleRequest = {
+    ...(sb.spec.cpu !== undefined && { cpu: sb.spec.cpu }),
+    ...(sb.spec.memoryGiB !== undefined && { memoryGiB: sb.spec.memoryGiB }),
+    ...(sb.spec.diskGiB !== undefined && { diskGiB: sb.spec.diskGiB }),
+  };
+  if (sb.spec.snapshot !== undefined) {
+    const snap = ctx.informers.snapshots.get(`${sb.metadata.namespace}/${sb.spec.snapshot}`);
+    if (!snap || snap.metadata.deletionTimestamp || snap.status?.phase === 'failed') {
+      return refuse('snapshot_not_found', `snapshot ${sb.spec.snapshot} does not exist or failed to capture`);
+    }
+    const { phase, baseImage, diskGiB } = snap.status ?? {};
+    if (phase !== 'ready' || baseImage === undefined || diskGiB === undefined) return wait;
+    request.snapshot = { baseImage, diskGiB };
+  }
+
+  const names = reservation.status.minis ?? [];
+  const minis = names.flatMap((n) => ctx.informers.minis.get(n) ?? []);
+  const vms = claims.overlay(names.flatMap((n) => ctx.informers.vms.byIndex(Indexes.vmByMini, n)));
+  const sandboxes = names.flatMap((n) =>
+    ctx.informers.sandboxes.byIndex(Indexes.sandboxByMini, n).flatMap((s): SandboxUse[] => {
+      const use = sandboxKeyOf(s) === key ? undefined : sandboxUse(s);
+      return use ? [use] : [];
+    }),
+  );
+  const choice = schedule({ minis: minis.map(miniView), vms, sandboxes, request });
+  if (isScheduleFailure(choice)) return refuse(choice.error, choice.message);
+
+  // No await between schedule() and assume(): no other reconcile here can choose this VM meanwhile.
+  claims.assume(choice.vm, key);
+  let claimed: VM;
+  try {
+    const vm = ctx.informers.vms.get(choice.vm)!;
+    const { snapshot: _old, ...spec } = vm.spec;
+    claimed = await ctx.client.update<VM>({
+      ...vm,
+      spec: {
+        ...spec,
+        sandbox: key,
+        cpu: choice.cpu,
+        memoryGiB: choice.memoryGiB,
+        image: choice.image,
+        diskGiB: choice.diskGiB,
+        ...(sb.spec.snapshot !== undefined && { snapshot: sb.spec.snapshot }),
+      },
+    });
+  } finally {
+    claims.forget(choice.vm);
+  }
+  const placement = {
+    boot: choice.boot,
+    vm: claimed.metadata.name,
+    mini: choice.mini,
+    cpu: choice.cpu,
+    memoryGiB: choice.memoryGiB,
+  };
+  if (choice.boot === 'warm') {
+    await patchSandboxStatus(
+      ctx,
+      sb,
+      'claimWarm',
+      { ...placement, vmIp: claimed.status!.vmIp!, lastActive: new Date(ctx.clock.now()).toISOString() },
+      readyCondition('True', Reasons.Running),
+    );
+  } else {
+    await patchSandboxStatus(
+      ctx,
+      sb,
+      'claimCold',
+      placement,
+      readyCondition('False', Reasons.Booted, 'booting'),
+    );
+    ctx.enqueue.pool(choice.mini);
+  }
+  return { placed: true };
+}

@@ -1,0 +1,101 @@
+// The sandbox reconciler: places a pending sandbox (scheduler + conditional claim), follows its
+// VM's boot to `running` (or `failed` with the failure code), reaps idle ephemeral sandboxes, and
+// on deletion releases the VM before letting the sandbox go (finalizer `sandbay.io/release-vm`).
+import type { Sandbox, VM } from '../../crds/index.ts';
+import { ConditionTypes, Finalizers, Reasons, SANDBOX_FAILURES, findCondition } from '../conditions.ts';
+import { Indexes, sandboxKeyOf, type OperatorContext } from '../context.ts';
+import type { ReconcileFn, ReconcileResult } from '../runtime/index.ts';
+import { ClaimsInFlight } from './claims.ts';
+import { place } from './place.ts';
+import { reapIfIdle } from './reaper.ts';
+import { releaseVm } from './release.ts';
+import { patchSandboxStatus, readyCondition, sandboxPhase } from './status.ts';
+
+export function sandboxReconciler(ctx: OperatorContext): ReconcileFn {
+  const claims = new ClaimsInFlight();
+  return async (key) => {
+    let sb = ctx.informers.sandboxes.get(key);
+    if (!sb) return;
+    if (sb.metadata.deletionTimestamp) return finalize(ctx, sb);
+    const phase = sandboxPhase(sb);
+    if (phase === 'completing') return; // the reservation reconciler deletes it
+    sb = await ensureFinalizer(ctx, sb);
+    const vm = claimedVm(ctx, key);
+    if (phase === 'failed') {
+      if (vm) await releaseVm(ctx, key, vm);
+      return;
+    }
+    if (!vm) {
+      if (phase !== 'pending') return fail(ctx, sb, 'vm_lost', 'the sandbox VM is gone');
+      const outcome = await place(ctx, claims, sb);
+      if (!outcome.placed && !outcome.wait) await fail(ctx, sb, outcome.code, outcome.message);
+      return;
+    }
+    return follow(ctx, sb, vm);
+  };
+}
+
+function claimedVm(ctx: OperatorContext, key: string): VM | undefined {
+  return ctx.informers.vms.byIndex(Indexes.vmByClaim, key).find((vm) => !vm.metadata.deletionTimestamp);
+}
+
+async function ensureFinalizer(ctx: OperatorContext, sb: Sandbox): Promise<Sandbox> {
+  const finalizers = sb.metadata.finalizers ?? [];
+  if (finalizers.includes(Finalizers.releaseVm)) return sb;
+  return ctx.client.update<Sandbox>({
+    ...sb,
+    metadata: { ...sb.metadata, finalizers: [...finalizers, Finalizers.releaseVm] },
+  });
+}
+
+/** Tracks the claimed VM: booted → running; boot failed or host down → failed (and released). */
+async function follow(ctx: OperatorContext, sb: Sandbox, vm: VM): Promise<ReconcileResult | void> {
+  const key = sandboxKeyOf(sb);
+  if (vm.status?.phase === 'down') {
+    const booted = findCondition(vm.status.conditions, ConditionTypes.Booted);
+    const code = booted?.status === 'False' && booted.reason === 'vm_lost' ? 'vm_lost' : 'host_down';
+    return fail(ctx, sb, code, SANDBOX_FAILURES[code].summary);
+  }
+  const booted = findCondition(vm.status?.conditions, ConditionTypes.Booted);
+  if (vm.status?.sandbox !== key) {
+    if (booted?.status === 'False')
+      return fail(ctx, sb, booted.reason ?? 'boot_failed', booted.message ?? 'boot failed');
+    return sandboxPhase(sb) === 'running' ? reapIfIdle(ctx, sb) : undefined;
+  }
+  const running = await patchSandboxStatus(
+    ctx,
+    sb,
+    sandboxPhase(sb) === 'booting' ? 'booted' : undefined,
+    {
+      vm: vm.metadata.name,
+      mini: vm.spec.mini,
+      cpu: vm.status.cpu ?? vm.spec.cpu,
+      memoryGiB: vm.status.memoryGiB ?? vm.spec.memoryGiB,
+      ...(vm.status.vmIp !== undefined && { vmIp: vm.status.vmIp }),
+      ...(sandboxPhase(sb) === 'booting' && { lastActive: new Date(ctx.clock.now()).toISOString() }),
+    },
+    readyCondition('True', Reasons.Running),
+  );
+  return reapIfIdle(ctx, running);
+}
+
+/** Fails the sandbox with a code the API maps to HTTP, then releases whatever VM it holds. */
+async function fail(ctx: OperatorContext, sb: Sandbox, code: string, message: string): Promise<void> {
+  const phase = sandboxPhase(sb);
+  const event = phase === 'pending' ? 'refused' : 'fail';
+  ctx.logger.info({ sandbox: sandboxKeyOf(sb), code, message }, 'sandbox failed');
+  await patchSandboxStatus(ctx, sb, event, { reason: code, message }, readyCondition('False', code, message));
+  const vm = claimedVm(ctx, sandboxKeyOf(sb));
+  if (vm) await releaseVm(ctx, sandboxKeyOf(sb), vm);
+}
+
+async function finalize(ctx: OperatorContext, sb: Sandbox): Promise<void> {
+  const finalizers = sb.metadata.finalizers ?? [];
+  if (!finalizers.includes(Finalizers.releaseVm)) return;
+  const key = sandboxKeyOf(sb);
+  for (const vm of ctx.informers.vms.byIndex(Indexes.vmByClaim, key)) await releaseVm(ctx, key, vm);
+  await ctx.client.update<Sandbox>({
+    ...sb,
+    metadata: { ...sb.metadata, finalizers: finalizers.filter((f) => f !== Finalizers.releaseVm) },
+  });
+}

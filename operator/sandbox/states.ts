@@ -1,0 +1,57 @@
+// Sandbox lifecycle transitions: the spec's table (running → destroyed on delete or idle timeout,
+// running → completing at end_at, completing → gone) plus the states it leaves "not shown":
+// pending (written, not yet placed), booting (a cold boot or a restore), failed (reason = code).
+import type { SandboxPhase } from '../../crds/index.ts';
+import { stateMachine } from '../runtime/fsm.ts';
+
+/** `gone`: the resource is deleted (the API answers 404). */
+export type SandboxState = SandboxPhase | 'gone';
+
+export const SANDBOX_EVENTS = [
+  /** Claimed a running warm VM of the right size. */
+  'claimWarm',
+  /** Claimed a VM that must resize, boot or restore. */
+  'claimCold',
+  /** The cold boot finished. */
+  'booted',
+  /** The scheduler refused, or the reservation is not active, or the snapshot is missing. */
+  'refused',
+  /** The boot or restore failed, or the host went down, or the VM vanished. */
+  'fail',
+  /** The reservation's end_at passed. */
+  'reservationEnded',
+  /** DELETE, or the cleanup at expiry finished. */
+  'deleted',
+  /** Ephemeral and idle for about 2 minutes. */
+  'idleTimeout',
+] as const;
+export type SandboxEvent = (typeof SANDBOX_EVENTS)[number];
+
+export const SANDBOX_STATES: readonly SandboxState[] = [
+  'pending',
+  'booting',
+  'running',
+  'completing',
+  'failed',
+  'gone',
+];
+
+export const sandboxMachine = stateMachine<SandboxState, SandboxEvent>(
+  'Sandbox',
+  SANDBOX_STATES,
+  SANDBOX_EVENTS,
+  {
+    pending: {
+      claimWarm: 'running',
+      claimCold: 'booting',
+      refused: 'failed',
+      reservationEnded: 'completing',
+      deleted: 'gone',
+    },
+    booting: { booted: 'running', fail: 'failed', reservationEnded: 'completing', deleted: 'gone' },
+    running: { fail: 'failed', reservationEnded: 'completing', deleted: 'gone', idleTimeout: 'gone' },
+    completing: { deleted: 'gone' },
+    failed: { reservationEnded: 'completing', deleted: 'gone' },
+    gone: {},
+  },
+);
