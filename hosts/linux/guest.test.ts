@@ -16,7 +16,7 @@ import * as tar from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WindowNode } from '../driver.ts';
 import type { LinuxGuest } from './guest.ts';
-import { createLinuxDriver, type LinuxDriver } from './index.ts';
+import { createLinuxDriver, type LinuxDriver, type LinuxHost } from './index.ts';
 
 const run = promisify(execFile);
 
@@ -51,6 +51,7 @@ let dataDir: string;
 let driver: LinuxDriver;
 let guest: LinuxGuest;
 let vmIp: string;
+let host: LinuxHost;
 
 async function until<T>(
   what: string,
@@ -94,7 +95,7 @@ async function rawPixels(png: Buffer): Promise<Buffer> {
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'sbgt-driver-'));
   driver = createLinuxDriver({ dataDir, discardOnClose: true, maxVms: 1 });
-  const host = driver.host({ name: 'guest-test', address: '127.0.0.1', model: 'm4' });
+  host = driver.host({ name: 'guest-test', address: '127.0.0.1', model: 'm4' });
   await host.createVm({ name: 'g', image: 'base-macos-26', cpu: 2, memoryGiB: 4 });
   vmIp = (await host.startVm('g')).ip as string;
   guest = host.guest('g') as LinuxGuest;
@@ -293,6 +294,12 @@ describe('recordings', () => {
   it('records an MP4 of the recorded duration outside the VM home, lists, downloads and deletes it', async () => {
     const rec = await guest.startRecording('demo');
     expect(rec).toMatchObject({ name: 'demo', state: 'recording' });
+    // The recorder runs inside the VM's cgroup (its limits, and it dies with the VM).
+    const members = (await readFile(host.describe('g').cgroup.procsFiles()[0] as string, 'utf8')).split('\n');
+    const comms = await Promise.all(
+      members.filter(Boolean).map((pid) => readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')),
+    );
+    expect(comms.map((c) => c.trim())).toContain('ffmpeg');
     const started = Date.now();
     // Something to record; the duration is what this test is about, so it waits on the clock.
     await guest.move(200, 200);

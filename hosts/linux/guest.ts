@@ -56,6 +56,7 @@ export class LinuxGuest implements Guest {
         width: vm.width,
         height: vm.height,
         dataDir: vm.dataDir,
+        ...(vm.cgroupPath === undefined ? {} : { cgroupPath: vm.cgroupPath }),
       }),
       opts.recorder,
     );

@@ -7,6 +7,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { DriverError, type RecordingInfo } from '../driver.ts';
+import { detectCgroups, VmCgroup } from './cgroups.ts';
 import { hasControlChars } from './files.ts';
 import { newRecordingId, publicInfo, RecordingStore, type RecordingMeta } from './recorder-store.ts';
 
@@ -16,6 +17,8 @@ export interface RecorderTarget {
   width: number;
   height: number;
   dataDir: string;
+  /** The VM's cgroup (relative path, as in LinuxVmRuntime), if it has one. */
+  cgroupPath?: string;
 }
 
 export interface RecorderOptions {
@@ -173,7 +176,14 @@ export class Recorder {
       '-movflags', '+faststart',
       '-y', file,
     ]; // prettier-ignore
-    return spawn('ffmpeg', args, {
+    // Inside the VM's cgroup the recorder counts against the VM's CPU and memory, and no recorder
+    // outlives the VM (its power-off kills every member of the cgroup).
+    const cgroups = t.cgroupPath === undefined ? undefined : detectCgroups();
+    const cmd =
+      cgroups && !('missing' in cgroups)
+        ? new VmCgroup(cgroups, t.cgroupPath as string).wrap('ffmpeg', args)
+        : { command: 'ffmpeg', args };
+    return spawn(cmd.command, cmd.args, {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', DISPLAY: display, XAUTHORITY: t.xauthority },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
