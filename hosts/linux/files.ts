@@ -81,7 +81,9 @@ export class VmFiles {
       throw new DriverError('invalid_argument', `is a directory in the VM: ${target}`);
     const temp = `${target}.sandbay-${randomBytes(6).toString('hex')}`;
     try {
-      await pipeline(source, sftp.createWriteStream(temp, { mode: 0o644 }));
+      // A replaced file keeps its permissions (an uploaded script stays executable).
+      const mode = existing ? existing.mode & 0o7777 : 0o644;
+      await pipeline(source, sftp.createWriteStream(temp, { mode }));
       await new Promise<void>((resolve, reject) =>
         sftp.ext_openssh_rename(temp, target, (err) => (err ? reject(sftpError(err, target)) : resolve())),
       );

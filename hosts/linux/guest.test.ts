@@ -123,6 +123,12 @@ describe('exec', () => {
     await until('sleeps gone', async () => (await guest.exec("pgrep -f 'sleep 300[12]'")).return_code === 1);
   });
 
+  it('reconnects after the pooled SSH connection dies', async () => {
+    // The shell's parent is the sshd process of this very connection: killing it cuts the connection.
+    await expect(guest.exec('kill -9 $PPID; sleep 5')).rejects.toMatchObject({ code: 'unreachable' });
+    expect((await guest.exec('echo back')).stdout).toBe('back\n');
+  });
+
   it('rejects an empty command and a NUL byte', async () => {
     await expect(guest.exec('  ')).rejects.toMatchObject({ code: 'invalid_argument' });
     await expect(guest.exec('echo a\0b')).rejects.toMatchObject({ code: 'invalid_argument' });
@@ -137,6 +143,10 @@ describe('files', () => {
     const expected = createHash('sha256').update(data).digest('hex');
     expect(viaExec.stdout.split(' ')[0]).toBe(expected);
     expect(await sha256(await guest.getFile('~/up/deep/random.bin'))).toBe(expected);
+    // Replacing a file keeps its permissions.
+    await guest.exec('chmod 750 ~/up/deep/random.bin');
+    await guest.putFile('up/deep/random.bin', data.subarray(0, 10));
+    expect((await guest.exec('stat -c %a:%s ~/up/deep/random.bin')).stdout.trim()).toBe('750:10');
   });
 
   it('round-trips a directory as a tar archive', async () => {

@@ -63,7 +63,7 @@ function collectExec(
   channel: ClientChannel,
   timeoutMs: number | undefined,
 ): Promise<ExecResult> {
-  return new Promise<ExecResult>((resolve) => {
+  return new Promise<ExecResult>((resolve, reject) => {
     const stdout = new OutputCapture();
     const stderr = new OutputCapture();
     let pidLine = '';
@@ -89,6 +89,13 @@ function collectExec(
     });
     channel.on('close', () => {
       for (const t of timers) clearTimeout(t);
+      // No exit status and no deadline: the connection went away under the command (VM stopped).
+      if (code === -1 && !timedOut) {
+        reject(
+          new DriverError('unreachable', 'the SSH connection closed before the command finished', 'exec'),
+        );
+        return;
+      }
       resolve({
         stdout: stdout.text(),
         stderr: stderr.text(),

@@ -2,7 +2,7 @@
 // it. Nagle is off (noDelay): with it on, each small exec round trip waits for a delayed ACK
 // (48 ms instead of 3.4 ms here). A dropped connection is re-opened by the next call; a call whose
 // channel could not open on a dead connection is retried once on a fresh one.
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { Client, type ClientChannel, type SFTPWrapper } from 'ssh2';
 import { DriverError } from '../driver.ts';
 
@@ -51,10 +51,7 @@ export class SshClient {
    * ends, or at once without it); `stdout`, when given, receives the output stream instead of the
    * buffer. `deadlineMs` closes the channel if the command has not exited by then.
    */
-  async run(
-    command: string,
-    opts: { stdin?: Readable; stdout?: Writable; deadlineMs?: number } = {},
-  ): Promise<RunResult> {
+  async run(command: string, opts: { stdin?: Readable; deadlineMs?: number } = {}): Promise<RunResult> {
     return this.open(command, (channel) => collect(channel, opts));
   }
 
@@ -206,13 +203,12 @@ export class SshClient {
 
 function collect(
   channel: ClientChannel,
-  opts: { stdin?: Readable; stdout?: Writable; deadlineMs?: number },
+  opts: { stdin?: Readable; deadlineMs?: number },
 ): Promise<RunResult> {
   return new Promise<RunResult>((resolve) => {
     const out = new OutputCapture();
     const err = new OutputCapture();
-    if (opts.stdout) channel.pipe(opts.stdout);
-    else channel.on('data', (chunk: Buffer) => out.add(chunk));
+    channel.on('data', (chunk: Buffer) => out.add(chunk));
     channel.stderr.on('data', (chunk: Buffer) => err.add(chunk));
     let code = -1;
     let deadlineHit = false;
