@@ -37,6 +37,7 @@ import { screenshotRoutes } from './routes/screenshots.ts';
 import { snapshotRoutes } from './routes/snapshots.ts';
 import { viewerTokenRoutes } from './routes/viewer-token.ts';
 import { ActivityTracker } from './services/activity.ts';
+import { CachedReads } from './services/reads.ts';
 import type { ApiContext, Drivers, OperatorHooks } from './services/context.ts';
 import { validatorCompiler } from './validation.ts';
 import { ViewerTokens } from './viewer-token.ts';
@@ -118,8 +119,11 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   const shutdown = new AbortController();
   const metrics = opts.metrics ?? new ApiMetrics();
   app.decorate('apiMetrics', metrics);
+  const reads = new CachedReads(opts.store);
+  await reads.start();
   const ctx: ApiContext = {
     store: opts.store,
+    reads,
     drivers: opts.drivers,
     clock,
     viewerTokens: new ViewerTokens(opts.viewerSecret ?? randomBytes(32)),
@@ -135,7 +139,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   });
   app.addHook(
     'onRequest',
-    authHook(opts.store, () => clock.now()),
+    authHook(reads, () => clock.now()),
   );
   app.addHook('onResponse', metrics.observe);
   const limit = opts.rateLimit === undefined ? DEFAULT_RATE_LIMIT : opts.rateLimit;
@@ -190,6 +194,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     await proxies.close();
   });
   app.addHook('onClose', async () => {
+    reads.stop();
     // Requests still waiting on a reconciler end with 503 `server_shutting_down`.
     shutdown.abort(new ApiError('server_shutting_down'));
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqliteStore } from '../store/sqlite-store.ts';
+import { CachedReads } from './services/reads.ts';
 import type { ApiKey } from '../crds/index.ts';
 import {
   openStore,
@@ -30,11 +31,14 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
 describe('customer key authentication', () => {
   let tmp: TempDir;
   let store: SqliteStore;
+  let reads: CachedReads;
   const keys: Record<string, string> = {};
 
   beforeAll(async () => {
     tmp = await tempDir();
     store = await openStore(tmp.dir);
+    // Not started: every read goes to the store (the uncached path).
+    reads = new CachedReads(store);
     keys.account = await seedAccount(store, 'acme');
     await seedReservation(store, 'acme', RES, { phase: 'active', endAt: LATER });
     await seedReservation(store, 'acme', ENDED, {
@@ -69,36 +73,36 @@ describe('customer key authentication', () => {
   });
 
   it('admits an account key for its account, across reservations', async () => {
-    expect(await principalOfKey(store, keys.account!, NOW)).toMatchObject({
+    expect(await principalOfKey(reads, keys.account!, NOW)).toMatchObject({
       kind: 'account',
       account: 'acme',
     });
   });
 
   it('admits a reservation key for its account within its reservation', async () => {
-    const p = await principalOfKey(store, keys.reservation!, NOW);
+    const p = await principalOfKey(reads, keys.reservation!, NOW);
     expect(p).toMatchObject({ kind: 'reservation', account: 'acme', reservation: RES });
   });
 
   it('refuses a reservation key once end_at has passed, even before the reconciler revokes it', async () => {
-    expect(await principalOfKey(store, keys.reservation!, Date.parse(LATER) + 1)).toBeUndefined();
-    expect(await principalOfKey(store, keys.ended!, NOW)).toBeUndefined();
+    expect(await principalOfKey(reads, keys.reservation!, Date.parse(LATER) + 1)).toBeUndefined();
+    expect(await principalOfKey(reads, keys.ended!, NOW)).toBeUndefined();
   });
 
   it('refuses revoked, expired, admin, unknown keys and keys naming another account', async () => {
     for (const k of ['revoked', 'expired', 'admin', 'foreignReservation']) {
-      expect(await principalOfKey(store, keys[k]!, NOW), k).toBeUndefined();
+      expect(await principalOfKey(reads, keys[k]!, NOW), k).toBeUndefined();
     }
-    expect(await principalOfKey(store, 'sbk_unknownunknownunknownunknown12', NOW)).toBeUndefined();
+    expect(await principalOfKey(reads, 'sbk_unknownunknownunknownunknown12', NOW)).toBeUndefined();
   });
 
   it('answers 401 with a code for missing and malformed headers', async () => {
-    expect(await codeOf(authenticate(store, undefined, NOW))).toBe('401 missing_api_key');
-    expect(await codeOf(authenticate(store, '', NOW))).toBe('401 missing_api_key');
-    expect(await codeOf(authenticate(store, `Basic ${keys.account}`, NOW))).toBe('401 invalid_api_key');
-    expect(await codeOf(authenticate(store, 'Bearer', NOW))).toBe('401 invalid_api_key');
-    expect(await codeOf(authenticate(store, `Bearer ${'x'.repeat(5000)}`, NOW))).toBe('401 invalid_api_key');
-    expect(await codeOf(authenticate(store, `bearer ${keys.account}`, NOW))).toBe('ok');
+    expect(await codeOf(authenticate(reads, undefined, NOW))).toBe('401 missing_api_key');
+    expect(await codeOf(authenticate(reads, '', NOW))).toBe('401 missing_api_key');
+    expect(await codeOf(authenticate(reads, `Basic ${keys.account}`, NOW))).toBe('401 invalid_api_key');
+    expect(await codeOf(authenticate(reads, 'Bearer', NOW))).toBe('401 invalid_api_key');
+    expect(await codeOf(authenticate(reads, `Bearer ${'x'.repeat(5000)}`, NOW))).toBe('401 invalid_api_key');
+    expect(await codeOf(authenticate(reads, `bearer ${keys.account}`, NOW))).toBe('ok');
   });
 
   it('separates key kinds with 403', () => {

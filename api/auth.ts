@@ -6,10 +6,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { ApiKey, Reservation } from '../crds/index.ts';
-import type { Store } from '../store/store.ts';
 import { bearerToken } from './admin-auth.ts';
 import { ApiError } from './errors.ts';
 import { apiKeyName, sha256Hex } from './keys.ts';
+import type { CachedReads } from './services/reads.ts';
+
+/** The reads authentication needs (the API's cached reads). */
+export type KeyReads = Pick<CachedReads, 'apiKey' | 'reservation'>;
 
 /** Who a request acts for. */
 export interface Principal {
@@ -43,12 +46,12 @@ const LIVE_RESERVATION_PHASES = new Set(['pending', 'active']);
  * key: unknown, malformed, revoked, expired, of another kind, or of a reservation that has ended.
  */
 export async function principalOfKey(
-  store: Store,
+  reads: KeyReads,
   plaintext: string,
   now: number,
 ): Promise<Principal | undefined> {
   const hash = sha256Hex(plaintext);
-  const key = await store.get<ApiKey>({ kind: 'ApiKey', name: apiKeyName(hash) });
+  const key: ApiKey | undefined = await reads.apiKey(apiKeyName(hash));
   if (!key || !sameHash(key.spec.sha256, hash) || key.spec.revoked) return undefined;
   if (key.spec.expiresAt !== undefined && Date.parse(key.spec.expiresAt) <= now) return undefined;
   const account = key.spec.account;
@@ -59,7 +62,7 @@ export async function principalOfKey(
   if (namespace !== account || !name) return undefined;
   // Revocation at expiry is the reconciler's job; checking the reservation too closes the window
   // between `end_at` and the reconciler getting to it.
-  const reservation = await store.get<Reservation>({ kind: 'Reservation', namespace, name });
+  const reservation = await reads.reservation(namespace, name);
   if (!reservation || !reservationKeyLive(reservation, now)) return undefined;
   return { kind: 'reservation', account, reservation: name, keyName: key.metadata.name };
 }
@@ -79,7 +82,7 @@ function sameHash(storedHex: string, presentedHex: string): boolean {
 
 /** Authenticates an `Authorization` header; throws the 401 to answer. */
 export async function authenticate(
-  store: Store,
+  reads: KeyReads,
   header: string | undefined,
   now: number,
 ): Promise<Principal> {
@@ -87,7 +90,7 @@ export async function authenticate(
   const token = bearerToken(header);
   // Keys are short printable tokens; anything else is not a key (and is not hashed or looked up).
   if (token === undefined || token.length > 256) throw new ApiError('invalid_api_key');
-  const principal = await principalOfKey(store, token, now);
+  const principal = await principalOfKey(reads, token, now);
   if (!principal) throw new ApiError('invalid_api_key');
   return principal;
 }
@@ -106,7 +109,7 @@ export function principalOf(request: FastifyRequest): Principal {
 }
 
 /** An onRequest hook authenticating every matched route that is not public. */
-export function authHook(store: Store, now: () => number) {
+export function authHook(reads: KeyReads, now: () => number) {
   return async (request: FastifyRequest): Promise<void> => {
     if (request.is404) return;
     // Everything under /v1/ needs a key unless its route says otherwise; the rest (/health,
@@ -115,7 +118,7 @@ export function authHook(store: Store, now: () => number) {
       request.routeOptions.config.auth ??
       (request.routeOptions.url?.startsWith('/v1/') ? 'customer' : 'public');
     if (auth === 'public') return;
-    const principal = await authenticate(store, request.headers.authorization, now());
+    const principal = await authenticate(reads, request.headers.authorization, now());
     requireKind(principal, auth);
     request.principal = principal;
   };

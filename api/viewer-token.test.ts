@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { API_VERSION, type Reservation, type Sandbox } from '../crds/index.ts';
 import type { SqliteStore } from '../store/sqlite-store.ts';
+import { CachedReads } from './services/reads.ts';
 import { openStore, seedAccount, seedReservation, tempDir, type TempDir } from '../test/api-harness.ts';
 import { ApiError } from './errors.ts';
 import { VIEWER_TOKEN_TTL_MS, ViewerTokens, loadViewerSecret } from './viewer-token.ts';
@@ -22,6 +23,7 @@ async function code(p: Promise<unknown>): Promise<string> {
 describe('viewer tokens', () => {
   let tmp: TempDir;
   let store: SqliteStore;
+  let reads: CachedReads;
   let sandbox: Sandbox;
   let reservation: Reservation;
   const tokens = new ViewerTokens(randomBytes(32));
@@ -29,6 +31,8 @@ describe('viewer tokens', () => {
   beforeAll(async () => {
     tmp = await tempDir();
     store = await openStore(tmp.dir);
+    // Not started: every read goes to the store (the uncached path).
+    reads = new CachedReads(store);
     await seedAccount(store, 'acme');
     reservation = await seedReservation(store, 'acme', RES, {
       phase: 'active',
@@ -69,7 +73,7 @@ describe('viewer tokens', () => {
 
   it('grants the sandbox while it runs in an active reservation', async () => {
     const t = tokens.mint(sandbox, reservation, NOW);
-    const grant = await tokens.verify(store, t.token, SB, NOW + 1000);
+    const grant = await tokens.verify(reads, t.token, SB, NOW + 1000);
     expect(grant.sandbox.metadata.name).toBe(SB);
   });
 
@@ -77,15 +81,15 @@ describe('viewer tokens', () => {
     const t = tokens.mint(sandbox, reservation, NOW);
     const [payload, sig] = t.token.split('.') as [string, string];
     const flipped = `${payload}.${sig.startsWith('A') ? 'B' : 'A'}${sig.slice(1)}`;
-    expect(await code(tokens.verify(store, flipped, SB, NOW))).toBe('invalid_viewer_token');
+    expect(await code(tokens.verify(reads, flipped, SB, NOW))).toBe('invalid_viewer_token');
     const other = new ViewerTokens(randomBytes(32)).mint(sandbox, reservation, NOW);
-    expect(await code(tokens.verify(store, other.token, SB, NOW))).toBe('invalid_viewer_token');
-    expect(await code(tokens.verify(store, t.token, `sb-${'b'.repeat(32)}`, NOW))).toBe(
+    expect(await code(tokens.verify(reads, other.token, SB, NOW))).toBe('invalid_viewer_token');
+    expect(await code(tokens.verify(reads, t.token, `sb-${'b'.repeat(32)}`, NOW))).toBe(
       'invalid_viewer_token',
     );
-    expect(await code(tokens.verify(store, t.token, SB, t.expiresAt.getTime()))).toBe('invalid_viewer_token');
-    expect(await code(tokens.verify(store, undefined, SB, NOW))).toBe('invalid_viewer_token');
-    expect(await code(tokens.verify(store, 'garbage', SB, NOW))).toBe('invalid_viewer_token');
+    expect(await code(tokens.verify(reads, t.token, SB, t.expiresAt.getTime()))).toBe('invalid_viewer_token');
+    expect(await code(tokens.verify(reads, undefined, SB, NOW))).toBe('invalid_viewer_token');
+    expect(await code(tokens.verify(reads, 'garbage', SB, NOW))).toBe('invalid_viewer_token');
   });
 
   it('is checked against the reservation on every request (edits and expiry take effect at once)', async () => {
@@ -95,26 +99,26 @@ describe('viewer tokens', () => {
       { status: { phase: 'completing' } },
       { subresource: 'status' },
     );
-    expect(await code(tokens.verify(store, t.token, SB, NOW))).toBe('invalid_viewer_token');
+    expect(await code(tokens.verify(reads, t.token, SB, NOW))).toBe('invalid_viewer_token');
     await store.patch(
       { kind: 'Reservation', namespace: 'acme', name: RES },
       { status: { phase: 'active' } },
       { subresource: 'status' },
     );
-    expect(await code(tokens.verify(store, t.token, SB, NOW))).toBe('ok');
+    expect(await code(tokens.verify(reads, t.token, SB, NOW))).toBe('ok');
   });
 
   it('dies with its sandbox, even if a sandbox of the same id comes back', async () => {
     const t = tokens.mint(sandbox, reservation, NOW);
     await store.delete({ kind: 'Sandbox', namespace: 'acme', name: SB });
-    expect(await code(tokens.verify(store, t.token, SB, NOW))).toBe('invalid_viewer_token');
+    expect(await code(tokens.verify(reads, t.token, SB, NOW))).toBe('invalid_viewer_token');
     await store.create<Sandbox>({ ...sandbox, metadata: { name: SB, namespace: 'acme' } });
     await store.patch(
       { kind: 'Sandbox', namespace: 'acme', name: SB },
       { status: { phase: 'running' } },
       { subresource: 'status' },
     );
-    expect(await code(tokens.verify(store, t.token, SB, NOW))).toBe('invalid_viewer_token');
+    expect(await code(tokens.verify(reads, t.token, SB, NOW))).toBe('invalid_viewer_token');
   });
 
   it('keeps its signing secret across restarts in the data dir', async () => {

@@ -7,7 +7,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Reservation, Sandbox } from '../crds/index.ts';
-import type { Store } from '../store/store.ts';
+import type { CachedReads } from './services/reads.ts';
 import { ApiError } from './errors.ts';
 
 /** Longest life of a viewer link (spec, Limits). */
@@ -68,23 +68,19 @@ export class ViewerTokens {
    * reservation are still live. Throws 401 `invalid_viewer_token` for any failure, with no detail.
    */
   async verify(
-    store: Store,
+    reads: Pick<CachedReads, 'sandbox' | 'reservation'>,
     token: string | undefined,
     sandboxId: string,
     now: number,
   ): Promise<ViewerGrant> {
     const claims = token === undefined ? undefined : this.#claims(token);
     if (!claims || claims.s !== sandboxId || claims.e <= now) throw new ApiError('invalid_viewer_token');
-    const sandbox = await store.get<Sandbox>({ kind: 'Sandbox', namespace: claims.a, name: claims.s });
+    const sandbox = await reads.sandbox(claims.a, claims.s);
     if (!sandbox || sandbox.metadata.uid !== claims.u || sandbox.metadata.deletionTimestamp) {
       throw new ApiError('invalid_viewer_token');
     }
     if (sandbox.status?.phase !== 'running') throw new ApiError('invalid_viewer_token');
-    const reservation = await store.get<Reservation>({
-      kind: 'Reservation',
-      namespace: claims.a,
-      name: sandbox.spec.reservation,
-    });
+    const reservation = await reads.reservation(claims.a, sandbox.spec.reservation);
     const endAt = reservation?.status?.endAt ? Date.parse(reservation.status.endAt) : Infinity;
     if (!reservation || reservation.status?.phase !== 'active' || endAt <= now) {
       throw new ApiError('invalid_viewer_token');

@@ -14,6 +14,7 @@ import type { Clock } from '../../operator/runtime/clock.ts';
 import type { Store } from '../../store/store.ts';
 import type { ViewerTokens } from '../viewer-token.ts';
 import type { ActivityTracker } from './activity.ts';
+import type { CachedReads } from './reads.ts';
 
 export type Drivers = Partial<Record<DriverKind, Driver>>;
 
@@ -28,6 +29,8 @@ export interface OperatorHooks {
 
 export interface ApiContext {
   store: Store;
+  /** Cached reads of keys, reservations, sandboxes and Macs (see reads.ts for the consistency rules). */
+  reads: CachedReads;
   drivers: Drivers;
   clock: Clock;
   viewerTokens: ViewerTokens;

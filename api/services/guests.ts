@@ -13,7 +13,7 @@ export async function guestOf(ctx: ApiContext, sandbox: Sandbox): Promise<Guest>
       `The sandbox is ${sandbox.metadata.deletionTimestamp ? 'being deleted' : (phase ?? 'pending')}.`,
     );
   }
-  const mini = await ctx.store.get<Mini>({ kind: 'Mini', name: miniName });
+  const mini = await ctx.reads.mini(miniName);
   const driver = mini ? ctx.drivers[mini.spec.driver] : undefined;
   if (!mini || !driver)
     throw new ApiError('guest_unreachable', 'The Mac running this sandbox is not reachable.');

@@ -42,11 +42,7 @@ export async function findReservation(
 ): Promise<Reservation> {
   if (principal.reservation !== undefined && principal.reservation !== id)
     throw new ApiError('reservation_not_found');
-  const reservation = await ctx.store.get<Reservation>({
-    kind: 'Reservation',
-    namespace: principal.account,
-    name: id,
-  });
+  const reservation = await ctx.reads.reservation(principal.account, id);
   if (!reservation) throw new ApiError('reservation_not_found');
   return reservation;
 }
@@ -138,7 +134,11 @@ async function waitForActivation(ctx: ApiContext, reservation: Reservation): Pro
     timeoutMs: ACTIVATION_WAIT_MS,
     onTimeout: () => reservation,
     signal: ctx.shutdown,
-  }).then(async (r) => (await ctx.store.get<Reservation>(keyOf(r))) ?? r);
+  }).then(async (r) => {
+    const fresh = (await ctx.store.get<Reservation>(keyOf(r))) ?? r;
+    await ctx.reads.synced(fresh);
+    return fresh;
+  });
 }
 
 function keyOf(r: Reservation) {
@@ -173,11 +173,13 @@ export async function editReservation(
   }
   if (hours === reservation.spec.hours && layout === reservation.spec.vmLayout) return reservation;
   try {
-    return await ctx.store.patch<Reservation>(
+    const edited = await ctx.store.patch<Reservation>(
       keyOf(reservation),
       { spec: { hours, vmLayout: layout } },
       { resourceVersion: reservation.metadata.resourceVersion! },
     );
+    await ctx.reads.synced(edited);
+    return edited;
   } catch (err) {
     if (isStoreError(err, 'Conflict')) throw new ApiError('conflict');
     throw err;

@@ -46,7 +46,7 @@ function visible(sandbox: Sandbox): boolean {
 
 /** A sandbox the principal owns (404 for anyone else, and for a reservation key of another reservation). */
 export async function findSandbox(ctx: ApiContext, principal: Principal, id: string): Promise<Sandbox> {
-  const sandbox = await ctx.store.get<Sandbox>({ kind: 'Sandbox', namespace: principal.account, name: id });
+  const sandbox = await ctx.reads.sandbox(principal.account, id);
   if (!sandbox || !visible(sandbox)) throw new ApiError('sandbox_not_found');
   if (principal.reservation !== undefined && sandbox.spec.reservation !== principal.reservation) {
     throw new ApiError('sandbox_not_found');
@@ -94,6 +94,7 @@ export async function createSandbox(
   });
   ctx.operatorHooks?.written?.('Sandbox', `${principal.account}/${sandbox.metadata.name}`);
   const running = await waitUntilRunning(ctx, sandbox);
+  await ctx.reads.synced(running);
   return createdWire(ctx, running, reservation);
 }
 
@@ -132,7 +133,7 @@ async function refuseAtOnce(
 ): Promise<void> {
   const names = new Set(reservation.status?.minis ?? []);
   const [minis, vms, sandboxes] = await Promise.all([
-    Promise.all([...names].map((name) => ctx.store.get<Mini>({ kind: 'Mini', name }))),
+    Promise.all([...names].map((name) => ctx.reads.mini(name))),
     ctx.store.list<VM>('VM'),
     ctx.store.list<Sandbox>('Sandbox', { namespace: reservation.metadata.namespace! }),
   ]);
@@ -202,10 +203,12 @@ function failureOf(sandbox: Sandbox): ApiError {
 
 /** Deletes a sandbox; the reconciler releases its VM (finalizer) and a fresh one is cloned. */
 export async function deleteSandbox(ctx: ApiContext, sandbox: Sandbox): Promise<void> {
-  await ctx.store.delete(
+  const after = await ctx.store.delete<Sandbox>(
     { kind: 'Sandbox', namespace: sandbox.metadata.namespace!, name: sandbox.metadata.name },
     { uid: sandbox.metadata.uid! },
   );
+  // Read-your-writes: a GET after this 204 must not find the sandbox running in the cache.
+  await (after ? ctx.reads.synced(after) : ctx.reads.gone(sandbox));
 }
 
 /** A fresh viewer link, when the sandbox runs in an active reservation; the bare path otherwise. */
@@ -218,12 +221,7 @@ export async function vncUrlOf(
   if (sandbox.status?.phase !== 'running' || sandbox.metadata.deletionTimestamp)
     return vncPath(sandbox.metadata.name);
   const r =
-    reservation ??
-    (await ctx.store.get<Reservation>({
-      kind: 'Reservation',
-      namespace: sandbox.metadata.namespace!,
-      name: sandbox.spec.reservation,
-    }));
+    reservation ?? (await ctx.reads.reservation(sandbox.metadata.namespace!, sandbox.spec.reservation));
   if (!r || !isActive(r, now)) return vncPath(sandbox.metadata.name);
   return ctx.viewerTokens.mint(sandbox, r, now).vncUrl;
 }

@@ -15,7 +15,7 @@ export async function sshTarget(
   request: IncomingMessage,
   sandboxId: string,
 ): Promise<ProxyTarget> {
-  const principal = await authenticate(ctx.store, request.headers.authorization, ctx.clock.now());
+  const principal = await authenticate(ctx.reads, request.headers.authorization, ctx.clock.now());
   const sandbox = await findSandbox(ctx, principal, sandboxId);
   const guest = await guestOf(ctx, sandbox);
   const endpoint = await guest.ssh();

@@ -60,7 +60,7 @@ export async function vncTarget(
   url: URL,
 ): Promise<ProxyTarget> {
   const grant = await ctx.viewerTokens.verify(
-    ctx.store,
+    ctx.reads,
     url.searchParams.get('token') ?? undefined,
     sandboxId,
     ctx.clock.now(),
