@@ -1,6 +1,6 @@
 // The data plane: control calls on a running sandbox go straight to its VM through the host driver
 // of the Mac it runs on (`drivers[mini.spec.driver].host(mini).guest(vm)`), not through resources.
-import type { Mini, Sandbox } from '../../crds/index.ts';
+import type { Sandbox } from '../../crds/index.ts';
 import type { Guest } from '../../hosts/driver.ts';
 import { ApiError } from '../errors.ts';
 import type { ApiContext } from './context.ts';

@@ -3,14 +3,7 @@
 // reconciler reports `running` or `failed`; delete writes the deletion and lets the reconciler
 // release the VM (finalizer). Reads map the resource to the spec's wire shapes.
 import { randomBytes } from 'node:crypto';
-import {
-  API_VERSION,
-  type Mini,
-  type Reservation,
-  type Sandbox,
-  type Snapshot,
-  type VM,
-} from '../../crds/index.ts';
+import { API_VERSION, type Reservation, type Sandbox, type Snapshot, type VM } from '../../crds/index.ts';
 import {
   isScheduleFailure,
   miniView,
