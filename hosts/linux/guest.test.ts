@@ -125,8 +125,12 @@ describe('exec', () => {
 
   it('reconnects after the pooled SSH connection dies', async () => {
     // The shell's parent is the sshd process of this very connection: killing it cuts the connection.
-    await expect(guest.exec('kill -9 $PPID; sleep 5')).rejects.toMatchObject({ code: 'unreachable' });
+    await guest.exec('rm -f runs.log');
+    const cut = guest.exec('echo run >> runs.log; kill -9 $PPID; sleep 5');
+    await expect(cut).rejects.toMatchObject({ code: 'unreachable' });
     expect((await guest.exec('echo back')).stdout).toBe('back\n');
+    // A command that started is never run a second time by a retry.
+    expect((await guest.exec('cat runs.log')).stdout).toBe('run\n');
   });
 
   it('rejects an empty command and a NUL byte', async () => {

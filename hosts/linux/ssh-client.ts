@@ -48,8 +48,7 @@ export class SshClient {
 
   /**
    * Runs `command` in the VM user's shell. `stdin` is piped in (the channel's stdin is closed when it
-   * ends, or at once without it); `stdout`, when given, receives the output stream instead of the
-   * buffer. `deadlineMs` closes the channel if the command has not exited by then.
+   * ends, or at once without it). `deadlineMs` closes the channel if the command has not exited by then.
    */
   async run(command: string, opts: { stdin?: Readable; deadlineMs?: number } = {}): Promise<RunResult> {
     return this.open(command, (channel) => collect(channel, opts));
@@ -63,13 +62,21 @@ export class SshClient {
    */
   async open<T>(command: string, attach: (channel: ClientChannel) => T): Promise<T> {
     await this.#acquire();
+    // Freed once: by the channel's close, or by a failure to open it (never by both).
+    let held = true;
+    const release = (): void => {
+      if (!held) return;
+      held = false;
+      this.#release();
+    };
     try {
-      return await this.#openExec(command, (channel) => {
-        channel.once('close', () => this.#release());
+      const opened = await this.#openExec(command, (channel) => {
+        channel.once('close', release);
         return attach(channel);
       });
+      return await opened.value;
     } catch (err) {
-      this.#release();
+      release();
       throw err;
     }
   }
@@ -113,13 +120,17 @@ export class SshClient {
     );
   }
 
-  async #openExec<T>(command: string, attach: (channel: ClientChannel) => T): Promise<T> {
+  /**
+   * Retries only the opening of the channel, never a command that started: `attach`'s result comes
+   * back boxed, so a failure of the running command does not look like a failure to open.
+   */
+  async #openExec<T>(command: string, attach: (channel: ClientChannel) => T): Promise<{ value: T }> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.#client();
       try {
-        return await new Promise<T>((resolve, reject) => {
+        return await new Promise<{ value: T }>((resolve, reject) => {
           try {
-            client.exec(command, (err, channel) => (err ? reject(err) : resolve(attach(channel))));
+            client.exec(command, (err, channel) => (err ? reject(err) : resolve({ value: attach(channel) })));
           } catch (err) {
             reject(err as Error); // "Not connected": the socket is already gone
           }
