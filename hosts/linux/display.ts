@@ -1,14 +1,14 @@
 // A VM's screen: Xvfb (its own cookie, no TCP, -noreset), a session bus and openbox running as the VM
 // user, and x11vnc bound to the VM's own address only. Readiness is observed, never slept on: Xvfb
 // reports its display number on -displayfd once it accepts clients, openbox is up when it owns the
-// WM_S0 selection, x11vnc when it greets an RFB client.
+// WM_S0 selection, x11vnc when its port accepts connections.
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { DriverError } from '../driver.ts';
 import type { VmCgroup } from './cgroups.ts';
-import { greets, waitReady } from './probe.ts';
+import { accepts, waitReady } from './probe.ts';
 import { type ProcessTracker, type TrackedProcess } from './runner.ts';
 import { XProbe } from './x-probe.ts';
 
@@ -189,7 +189,7 @@ export interface VncSpec {
 
 /**
  * Starts x11vnc as the VM user (so that its MIT-SHM segments are the user's, which the user's Xvfb
- * can attach and teardown can find) on the VM's address only; resolves once it greets. The password
+ * can attach and teardown can find) on the VM's address only; resolves once it listens. The password
  * reaches it through a file in the VM's runtime dir that x11vnc deletes after reading (`rm:`), never
  * through argv. The VM's own user can learn its own VNC password (it could read x11vnc's memory
  * anyway); no other VM can.
@@ -228,7 +228,10 @@ export async function startVnc(
     logFile: join(s.logDir, 'x11vnc.log'),
   });
   try {
-    await waitReady(`x11vnc on ${v.ip}:${v.port}`, proc, () => greets(v.ip, v.port, 'RFB '), timeoutMs);
+    // Ready once it listens: with no client connected x11vnc naps 200 ms between looks at its
+    // socket, so waiting for its greeting would add up to that nap to every boot; any client that
+    // connects now is greeted after the same nap.
+    await waitReady(`x11vnc on ${v.ip}:${v.port}`, proc, () => accepts(v.ip, v.port), timeoutMs);
   } catch (e) {
     proc.kill();
     throw e;

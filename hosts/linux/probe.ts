@@ -24,6 +24,21 @@ export function greets(host: string, port: number, greeting: string, timeoutMs =
   });
 }
 
+/** Whether a TCP connection to host:port is accepted (the server listens; it may speak later). */
+export function accepts(host: string, port: number, timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = connect({ host, port, noDelay: true });
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      sock.destroy();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    sock.on('connect', () => done(true));
+    sock.on('error', () => done(false));
+  });
+}
+
 /**
  * Waits until `probe` succeeds, failing early with the process's own error when `proc` dies first
  * and with `timeout` after `timeoutMs`. Polls because a listening socket gives no event to wait on.

@@ -31,7 +31,14 @@ export async function bootDesktop(
   p: VmPaths,
   cgroup: VmCgroup | undefined,
   size: ScreenSize,
+  /** Filled with the ms from the start of the boot at which each part answered (benches). */
+  marks: Partial<Record<DesktopProcess, number>> = {},
 ): Promise<BootedDesktop> {
+  const t0 = performance.now();
+  const mark = <T>(k: DesktopProcess, v: T): T => {
+    marks[k] = performance.now() - t0;
+    return v;
+  };
   freshRuntimeDir(p.runtimeDir, r.uid, r.gid);
   mkdirSync(p.data, { recursive: true, mode: 0o700 });
   mkdirSync(p.logs, { recursive: true, mode: 0o700 });
@@ -46,7 +53,7 @@ export async function bootDesktop(
   };
   const procs: BootedDesktop['procs'] = {};
   try {
-    const x = await startXvfb(tracker, screen);
+    const x = mark('xvfb', await startXvfb(tracker, screen));
     procs.xvfb = x.proc;
     writeFileSync(p.sshdConfig, sshdConfig({
       ip: r.ip,
@@ -63,9 +70,13 @@ export async function bootDesktop(
       },
     }), { mode: 0o600 }); // prettier-ignore
     const [session, vnc, sshd] = await Promise.allSettled([
-      startSession(tracker, screen, x.display, cookie),
-      startVnc(tracker, screen, x.display, { ip: r.ip, port: r.vncPort, password: r.vncPassword }),
-      startSshd(tracker, cgroup, p.sshdConfig, r.ip, r.sshPort, join(p.logs, 'sshd.log')),
+      startSession(tracker, screen, x.display, cookie).then((v) => mark('wm', v)),
+      startVnc(tracker, screen, x.display, { ip: r.ip, port: r.vncPort, password: r.vncPassword }).then((v) =>
+        mark('vnc', v),
+      ),
+      startSshd(tracker, cgroup, p.sshdConfig, r.ip, r.sshPort, join(p.logs, 'sshd.log')).then((v) =>
+        mark('sshd', v),
+      ),
     ]);
     if (session.status === 'fulfilled') Object.assign(procs, session.value);
     if (vnc.status === 'fulfilled') procs.vnc = vnc.value;
