@@ -1,0 +1,57 @@
+// Test fixture of the Kubernetes API: the admin app on a real SQLite store in a temp dir, with an
+// admin key. Used by the api/kube tests (app.inject() or a real listener).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { AnyResource } from '../../crds/index.ts';
+import { openSqliteStore, type SqliteStore } from '../../store/sqlite-store.ts';
+import { buildAdminApp } from '../admin-app.ts';
+import { apiKeyResource, generateKey } from '../keys.ts';
+
+export interface KubeFixture {
+  app: FastifyInstance;
+  store: SqliteStore;
+  token: string;
+  headers: { authorization: string };
+  close(): Promise<void>;
+}
+
+export async function openKubeFixture(opts: { now?: () => Date } = {}): Promise<KubeFixture> {
+  const dir = await mkdtemp(join(tmpdir(), 'sandbay-kube-'));
+  const store = await openSqliteStore({ file: join(dir, 'store.sqlite') });
+  const key = generateKey();
+  await store.create(apiKeyResource(key, { kind: 'admin' }));
+  const app = await buildAdminApp({ store, ...(opts.now && { now: opts.now }) });
+  return {
+    app,
+    store,
+    token: key.plaintext,
+    headers: { authorization: `Bearer ${key.plaintext}` },
+    async close() {
+      await app.close();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const GV = '/apis/sandbay.io/v1alpha1';
+
+export function mini(name: string, extra: Partial<AnyResource['metadata']> = {}): AnyResource {
+  return {
+    apiVersion: 'sandbay.io/v1alpha1',
+    kind: 'Mini',
+    metadata: { name, ...extra },
+    spec: { address: '127.0.0.1', model: 'm4', driver: 'linux', schedulable: true },
+  };
+}
+
+export function reservation(namespace: string, name: string): AnyResource {
+  return {
+    apiVersion: 'sandbay.io/v1alpha1',
+    kind: 'Reservation',
+    metadata: { name, namespace },
+    spec: { hours: 24, miniCount: 1, macModel: 'm4', vmLayout: 'split' },
+  };
+}
