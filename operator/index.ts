@@ -100,6 +100,8 @@ export async function startOperator(opts: StartOperatorOptions): Promise<Running
     new Controller({
       name,
       clock,
+      // Retries of failed reconciles wait in real time; expiry, reaping and heartbeats use `clock`.
+      backoffClock: systemClock,
       logger: logger.child({ controller: name }),
       concurrency: opts.concurrency?.[name] ?? DEFAULT_CONCURRENCY[name],
       ...spec,

@@ -90,8 +90,8 @@ export interface SimFleet extends TempStore {
   /** Waits until the sandbox is running or failed. */
   sandboxSettled(ns: string, name: string): Promise<Sandbox>;
   vms(mini?: string): Promise<VM[]>;
-  /** Waits until every Mini's pool matches its warm profile with warm (or stopped-aside) VMs. */
-  poolsReady(minis?: string[]): Promise<void>;
+  /** Waits until every Mini's free slots hold warm VMs of its profile (or stopped ones, if allowed). */
+  poolsReady(minis?: string[], opts?: { allowStopped?: boolean }): Promise<void>;
   stopOperator(): Promise<void>;
 }
 
@@ -179,7 +179,7 @@ export async function startSimFleet(
       const { items } = await t.store.list<VM>('VM');
       return items.filter((vm) => mini === undefined || vm.spec.mini === mini);
     },
-    async poolsReady(names) {
+    async poolsReady(names, { allowStopped = false } = {}) {
       await waitFor(async () => {
         const { items } = await t.store.list<Mini>('Mini');
         const vms = await fleet.vms();
@@ -195,7 +195,9 @@ export async function startSimFleet(
             const held = new Set(mine.filter((vm) => vm.spec.sandbox).map((vm) => vm.spec.slot));
             return (
               free.length + held.size === profile.length &&
-              free.every((vm) => vm.status?.phase === 'warm' || vm.status?.phase === 'stopped') &&
+              free.every(
+                (vm) => vm.status?.phase === 'warm' || (allowStopped && vm.status?.phase === 'stopped'),
+              ) &&
               profile.every(
                 (slot, i) =>
                   held.has(i) ||

@@ -67,6 +67,18 @@ async function reconcileUp(ctx: OperatorContext, mini: Mini): Promise<ReconcileR
   const plan = poolPlan(miniView(mini), live, sandboxesOn(ctx, name), {
     targetProfile: warmProfile(mini.spec.model, layout),
   });
+  ctx.logger.debug(
+    {
+      mini: name,
+      discard: plan.discard,
+      stopAside: plan.stopAside,
+      clone: plan.clone.map(
+        (c) => `${c.slot}:${c.reason}${c.replaces ? `:${c.replaces}` : ''}:${c.run ? 'run' : 'aside'}`,
+      ),
+      returnToPool: plan.returnToPool,
+    },
+    'pool plan',
+  );
   if (plan.profileChanged) {
     await ctx.client.patch<Mini>(
       { kind: 'Mini', name },

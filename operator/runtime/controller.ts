@@ -27,6 +27,8 @@ export interface ControllerOptions {
   concurrency?: number;
   backoff?: BackoffOptions;
   clock?: Clock;
+  /** Clock of retry backoff (default: `clock`); see WorkQueueOptions. */
+  backoffClock?: Clock;
   logger?: Logger;
 }
 
@@ -46,6 +48,7 @@ export class Controller {
       ...(opts.concurrency !== undefined && { concurrency: opts.concurrency }),
       ...(opts.backoff !== undefined && { backoff: opts.backoff }),
       ...(opts.clock !== undefined && { clock: opts.clock }),
+      ...(opts.backoffClock !== undefined && { backoffClock: opts.backoffClock }),
       logger,
     });
   }

@@ -26,7 +26,13 @@ export interface WorkQueueOptions {
   /** Keys processed at once. */
   concurrency?: number;
   backoff?: BackoffOptions;
+  /** Time for `requeueAfterMs` and `addAfter` (business time: expiry, reapers). */
   clock?: Clock;
+  /**
+   * Time for retry backoff (default: `clock`). A failure retries in real time even when business
+   * time is injected: the outside world being retried does not run on the injected clock.
+   */
+  backoffClock?: Clock;
   logger?: Logger;
 }
 
@@ -69,6 +75,7 @@ export class WorkQueue {
   readonly #concurrency: number;
   readonly #backoff: BackoffOptions;
   readonly #clock: Clock;
+  readonly #backoffClock: Clock;
   readonly #log: Logger;
 
   readonly #fifo = new KeyFifo();
@@ -76,7 +83,7 @@ export class WorkQueue {
   readonly #dirty = new Set<string>();
   readonly #processing = new Set<string>();
   readonly #failures = new Map<string, number>();
-  readonly #delayed = new Map<string, { at: number; timer: Timer }>();
+  readonly #delayed = new Map<string, { at: number; timer: Timer; clock: Clock }>();
   readonly #inFlight = new Set<Promise<void>>();
   #shuttingDown = false;
   #idleWaiters: (() => void)[] = [];
@@ -87,6 +94,7 @@ export class WorkQueue {
     this.#concurrency = Math.max(1, opts.concurrency ?? 4);
     this.#backoff = opts.backoff ?? DEFAULT_BACKOFF;
     this.#clock = opts.clock ?? systemClock;
+    this.#backoffClock = opts.backoffClock ?? this.#clock;
     this.#log = (opts.logger ?? silentLogger).child({ queue: opts.name });
   }
 
@@ -101,24 +109,29 @@ export class WorkQueue {
 
   /** Queues a key after a delay; an earlier pending delay for the same key wins. */
   addAfter(key: string, delayMs: number): void {
+    this.#addAfter(key, delayMs, this.#clock);
+  }
+
+  #addAfter(key: string, delayMs: number, clock: Clock): void {
     if (this.#shuttingDown) return;
     if (delayMs <= 0) return this.add(key);
-    const at = this.#clock.now() + delayMs;
+    // Delays on two clocks cannot be compared: a delay on another clock than the pending one replaces it.
+    const at = clock.now() + delayMs;
     const existing = this.#delayed.get(key);
-    if (existing && existing.at <= at) return;
+    if (existing && existing.clock === clock && existing.at <= at) return;
     existing?.timer.cancel();
-    const timer = this.#clock.setTimer(delayMs, () => {
+    const timer = clock.setTimer(delayMs, () => {
       if (this.#delayed.get(key)?.timer === timer) this.#delayed.delete(key);
       this.add(key);
     });
-    this.#delayed.set(key, { at, timer });
+    this.#delayed.set(key, { at, timer, clock });
   }
 
   /** Queues a key after its backoff delay, and counts the failure. */
   addRateLimited(key: string): void {
     const failures = (this.#failures.get(key) ?? 0) + 1;
     this.#failures.set(key, failures);
-    this.addAfter(key, backoffDelay(failures, this.#backoff));
+    this.#addAfter(key, backoffDelay(failures, this.#backoff), this.#backoffClock);
   }
 
   /** Resets the key's backoff: its next failure retries after the base delay again. */
