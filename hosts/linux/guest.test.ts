@@ -3,7 +3,7 @@
 // editor, window focus and geometry from X11, pixels from screenshots, MP4s from ffprobe.
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readdirSync, readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -280,6 +280,23 @@ describe('desktop', () => {
     const plain = await rawPixels(await guest.screenshot({ region }));
     const withCursor = await rawPixels(await guest.screenshot({ region, showCursor: true }));
     expect(withCursor.equals(plain)).toBe(false);
+  });
+
+  it('releases its shared-memory segment when it closes, and reconnects on the next call', async () => {
+    const segments = (): number =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).startsWith('/dev/shm/sandbay-x11-');
+        } catch {
+          return false;
+        }
+      }).length;
+    await guest.screenshot();
+    expect(segments()).toBe(1);
+    await guest.close();
+    await until('segment released', async () => segments() === 0);
+    expect((await sharp(await guest.screenshot()).metadata()).width).toBe(1280);
+    expect(segments()).toBe(1);
   });
 
   it('hands out VNC and SSH endpoints that answer, and records activity', async () => {

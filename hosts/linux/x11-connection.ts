@@ -4,6 +4,7 @@
 import x11, { type X11Client, type X11Display } from 'x11';
 import { DriverError } from '../driver.ts';
 import { readCookie, type X11Cookie } from './x11-auth.ts';
+import { ShmProvider } from './x11-shm.ts';
 
 const REQUEST_TIMEOUT_MS = 10_000;
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -23,10 +24,13 @@ export class X11Connection {
   readonly #extensions = new Map<string, Promise<unknown>>();
   readonly #atoms = new Map<string, Promise<number>>();
 
-  private constructor(display: string, info: X11Display) {
+  readonly #shm: ShmProvider;
+
+  private constructor(display: string, info: X11Display, shm: ShmProvider) {
     const screen = info.screen[0];
     if (!screen) throw new DriverError('unreachable', `display ${display} has no screen`);
     this.display = display;
+    this.#shm = shm;
     this.client = info.client;
     this.root = screen.root;
     this.width = screen.pixel_width;
@@ -45,10 +49,12 @@ export class X11Connection {
 
   static open(display: string, cookie: X11Cookie): Promise<X11Connection> {
     return new Promise((resolve, reject) => {
+      const shm = new ShmProvider();
       let settled = false;
       const timer = setTimeout(() => {
         settled = true;
         client.stream?.destroy();
+        shm.destroyAll();
         reject(
           new DriverError(
             'unreachable',
@@ -56,17 +62,19 @@ export class X11Connection {
           ),
         );
       }, CONNECT_TIMEOUT_MS);
-      const client = x11.createClient({ display, auth: cookie }, (err, info) => {
+      const client = x11.createClient({ display, auth: cookie, shm }, (err, info) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         if (err) {
+          shm.destroyAll();
           reject(new DriverError('unreachable', `cannot open X display ${display}: ${err.message}`));
           return;
         }
         try {
-          resolve(new X11Connection(display, info));
+          resolve(new X11Connection(display, info, shm));
         } catch (e) {
+          shm.destroyAll();
           client.stream?.destroy();
           reject(e);
         }
@@ -154,6 +162,7 @@ export class X11Connection {
 
   #fail(err: Error): void {
     this.#closed = true;
+    this.#shm.destroyAll();
     for (const fail of [...this.#pending]) fail(err);
   }
 }

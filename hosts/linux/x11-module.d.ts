@@ -95,7 +95,8 @@ declare module 'x11' {
   export interface CreateClientOptions {
     display: string;
     auth?: { name: string; data: string };
-    shm?: false | 'off';
+    /** A MIT-SHM segment provider (see hosts/linux/x11-shm.ts), or false/'off' for none. */
+    shm?: false | 'off' | object;
     disableBigRequests?: boolean;
   }
 
