@@ -99,8 +99,7 @@ async function measure(payloadMb: number): Promise<Result> {
   let naiveDesktop: BootedDesktop | undefined;
   const naiveOff = async () => {
     if (!naiveDesktop) return;
-    const { procs, display } = naiveDesktop;
-    await powerOff({ cgroup: undefined, uid: u.uid, procs: Object.values(procs), display });
+    await powerOff({ cgroup: undefined, uid: u.uid, procs: Object.values(naiveDesktop.procs) });
   };
 
   const naiveCycle = async (): Promise<void> => {

@@ -1,6 +1,6 @@
 // The linux host on real desktops: every claim is checked by its effect on the machine (a display
 // that answers, sockets bound where they should be, an SSH login, cgroup files, /proc, the home).
-import { mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -198,17 +198,34 @@ describe('linux host', () => {
     expect(own.stdout).toContain('sandbay desktop');
   });
 
-  it('kills every process of the VM on delete, even ones that left its session', async () => {
-    await ssh('b', 'setsid nohup sleep 600 >/dev/null 2>&1 < /dev/null & echo started');
+  it('leaves no process, temp file or IPC object of the VM after delete, even ones that left its session', async () => {
+    const made = await ssh(
+      'b',
+      [
+        'setsid nohup sleep 600 >/dev/null 2>&1 < /dev/null &',
+        'echo secret > /tmp/b-note && echo secret > /dev/shm/b-note',
+        `perl -e 'print shmget(0, 4096, 0600 | 01000), " ", semget(0, 1, 0600 | 01000)'`,
+      ].join('\n'),
+    );
+    const [shmId, semId] = made.stdout.split(' ');
     const { record, pids, cgroup } = host.describe('b');
     const sleeper = liveUserPids(record.uid).filter((pid) => comm(pid) === 'sleep');
     expect(sleeper).toHaveLength(1);
     const members = cgroup.pids();
     expect(members).toEqual(expect.arrayContaining([...pids, ...sleeper]));
+    expect(readFileSync('/proc/sysvipc/shm', 'utf8')).toMatch(new RegExp(`^\\s*\\d+\\s+${shmId}\\s`, 'm'));
+
     await host.deleteVm('b');
     expect(liveUserPids(record.uid)).toEqual([]);
     expect(members.filter(alive)).toEqual([]);
     expect(isMounted(record.home)).toBe(false);
+    expect(existsSync('/tmp/b-note') || existsSync('/dev/shm/b-note')).toBe(false);
+    expect(readFileSync('/proc/sysvipc/shm', 'utf8')).not.toMatch(
+      new RegExp(`^\\s*\\d+\\s+${shmId}\\s`, 'm'),
+    );
+    expect(readFileSync('/proc/sysvipc/sem', 'utf8')).not.toMatch(
+      new RegExp(`^\\s*\\d+\\s+${semId}\\s`, 'm'),
+    );
     expect((await host.listVms()).map((v) => v.name)).toEqual(['a']);
   });
 
@@ -252,5 +269,13 @@ describe('linux host', () => {
     for (const spec of bad) await expect(host.createVm(spec)).rejects.toBeInstanceOf(DriverError);
     await expect(host.startVm('nope')).rejects.toMatchObject({ code: 'not_found' });
     expect(await host.listVms()).toEqual(before);
+  });
+
+  it('kills every process it started when the driver closes', async () => {
+    const { record, pids } = host.describe('a');
+    await driver.close();
+    expect(liveUserPids(record.uid)).toEqual([]);
+    expect(pids.filter(alive)).toEqual([]);
+    expect(isMounted(record.home)).toBe(false);
   });
 });

@@ -49,6 +49,8 @@ export interface VmEntry {
   guest?: Guest & { close?: () => Promise<void> };
   /** Set while we stop the VM ourselves, so that the exits we cause are not taken for a crash. */
   stopping: boolean;
+  /** Set while it boots: it already counts against the Mac's cores and memory. */
+  booting?: boolean;
   lastActivity?: Date;
 }
 
@@ -208,8 +210,12 @@ export class LinuxHost implements Host {
     return this.#vmLock.run(name, async () => {
       const e = this.#get(name);
       if (e.record.state === 'running') return vmInfo(e.record);
+      // Checked and claimed in one synchronous step, so that concurrent boots cannot overbook.
       this.#checkRoom(e);
-      const booted = await bootDesktop(this.#tracker, e.record, e.paths, e.cgroup, this.#opts);
+      e.booting = true;
+      const booted = await bootDesktop(this.#tracker, e.record, e.paths, e.cgroup, this.#opts).finally(() => {
+        e.booting = false;
+      });
       e.procs = booted.procs;
       const pids = Object.fromEntries(Object.entries(booted.procs).map(([k, p]) => [k, p.pid]));
       e.record = { ...e.record, state: 'running', display: booted.display, pids };
@@ -225,7 +231,7 @@ export class LinuxHost implements Host {
     let cpu = e.record.cpu;
     let mem = e.record.memoryGiB;
     for (const o of this.#vms.values()) {
-      if (o !== e && o.record.state === 'running') {
+      if (o !== e && (o.record.state === 'running' || o.booting)) {
         cpu += o.record.cpu;
         mem += o.record.memoryGiB;
       }
@@ -294,7 +300,6 @@ export class LinuxHost implements Host {
         cgroup: e.cgroup,
         uid: e.record.uid,
         procs: Object.values(e.procs),
-        ...(e.record.display ? { display: e.record.display } : {}),
         runtimeDir: e.paths.runtimeDir,
       });
       e.procs = {};

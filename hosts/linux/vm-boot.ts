@@ -2,14 +2,14 @@
 // then the session (bus + openbox), x11vnc and sshd side by side; it resolves once all of them
 // answer. Power off: every process of the VM dies at once (cgroup kill, then anything left with the
 // VM's uid), then what SIGKILL leaves behind is swept up (shared memory, X lock files, runtime dir).
-import { chownSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { VmCgroup } from './cgroups.ts';
 import { startSession, startVnc, startXvfb, writeXauthority, type ScreenSpec } from './display.ts';
 import type { ProcessTracker, TrackedProcess } from './runner.ts';
 import { sshdConfig, startSshd } from './sshd.ts';
 import type { VmPaths, VmRecord } from './vm-record.ts';
-import { killUserProcesses, removeShm } from './vm-user.ts';
+import { killUserProcesses, removeShm, removeUserTempFiles } from './vm-user.ts';
 
 export type DesktopProcess = 'xvfb' | 'bus' | 'wm' | 'vnc' | 'sshd';
 
@@ -100,7 +100,6 @@ export interface PowerOffTarget {
   cgroup: VmCgroup | undefined;
   uid: number;
   procs: TrackedProcess[];
-  display?: string;
   runtimeDir?: string;
 }
 
@@ -113,31 +112,7 @@ export async function powerOff(t: PowerOffTarget): Promise<void> {
   for (const p of t.procs) p.kill();
   await Promise.all(t.procs.map((p) => p.exited));
   await removeShm(t.uid, [...pids]);
-  const xvfb = t.procs.find((p) => p.label === 'Xvfb');
-  if (t.display && xvfb) removeXFiles(t.display, xvfb.pid);
+  // Also what a SIGKILLed Xvfb leaves (its lock and socket in /tmp): another user's Xvfb could not reuse the number.
+  removeUserTempFiles(t.uid);
   if (t.runtimeDir) rmSync(t.runtimeDir, { recursive: true, force: true });
-}
-
-/**
- * A SIGKILLed Xvfb leaves its lock and socket, owned by the VM user, where another user's Xvfb could
- * not remove them. Only if the lock still names our (dead) Xvfb: the number may have been taken since.
- */
-function removeXFiles(display: string, xvfbPid: number): void {
-  const n = display.replace(/^:/, '');
-  if (!/^\d+$/.test(n)) return;
-  const lock = `/tmp/.X${n}-lock`;
-  let owner: number;
-  try {
-    owner = Number(readFileSync(lock, 'utf8').trim());
-  } catch {
-    return;
-  }
-  if (owner !== xvfbPid) return;
-  for (const f of [`/tmp/.X11-unix/X${n}`, lock]) {
-    try {
-      unlinkSync(f);
-    } catch {
-      // already gone
-    }
-  }
 }

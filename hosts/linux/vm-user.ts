@@ -2,7 +2,7 @@
 // keeps one VM out of another's home, processes and screen. This module creates the user and sweeps
 // up after it: every process with its uid, and the SysV shared-memory segments its X clients leave
 // behind when killed (x11vnc leaks ~42 per SIGKILL; the system limit runs out after ~100).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { DriverError } from '../driver.ts';
 import { delay, run, signalPid } from './runner.ts';
 
@@ -111,31 +111,72 @@ function isZombie(pid: number): boolean {
   }
 }
 
+/** Machine-wide dirs every user can write to: where a VM's files would outlive its home. */
+const SHARED_TMP_DIRS = ['/tmp', '/var/tmp', '/dev/shm'];
+
 /**
- * Removes the shared-memory segments that belong to the VM: owned or created by its uid, or created
- * by one of its processes that ran as root (x11vnc). Only unattached segments are removed.
+ * Removes every file of `uid` from the machine's shared temp dirs (and world-writable dirs in them,
+ * such as /tmp/.X11-unix), so that nothing a VM wrote there is left for the next VM of its user.
  */
-export async function removeShm(uid: number, pids: readonly number[] = []): Promise<number> {
-  const ids = vmShmIds(uid, new Set(pids));
-  if (ids.length === 0) return 0;
-  await run(
-    'ipcrm',
-    ids.flatMap((id) => ['-m', String(id)]),
-  ).catch((e: unknown) => {
-    // A segment removed by someone else meanwhile is fine; anything else is reported.
-    if (!(e instanceof DriverError && /invalid id|not exist/i.test(e.message))) throw e;
-  });
-  return ids.length;
+export function removeUserTempFiles(uid: number, dirs = SHARED_TMP_DIRS): number {
+  if (uid === 0) throw new DriverError('invalid_argument', 'refusing to remove files of root');
+  let removed = 0;
+  const sweep = (dir: string, depth: number) => {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const p = `${dir}/${name}`;
+      try {
+        const st = lstatSync(p);
+        if (st.uid === uid) {
+          rmSync(p, { recursive: true, force: true });
+          removed++;
+        } else if (st.isDirectory() && (st.mode & 0o002) !== 0 && depth < 3) {
+          sweep(p, depth + 1);
+        }
+      } catch {
+        // gone meanwhile
+      }
+    }
+  };
+  for (const d of dirs) sweep(d, 0);
+  return removed;
 }
 
-function vmShmIds(uid: number, pids: Set<number>): number[] {
-  const lines = readFileSync('/proc/sysvipc/shm', 'utf8').trim().split('\n').slice(1);
-  const ids: number[] = [];
-  for (const line of lines) {
-    // key shmid perms size cpid lpid nattch uid gid cuid cgid ...
-    const f = line.trim().split(/\s+/).map(Number);
-    const [shmid, cpid, nattch, owner, creator] = [f[1]!, f[4]!, f[6]!, f[7]!, f[9]!];
-    if (nattch === 0 && (owner === uid || creator === uid || pids.has(cpid))) ids.push(shmid);
+/**
+ * Removes the VM's System V IPC objects, which outlive their processes: shared-memory segments
+ * (unattached ones) owned or created by its uid or created by one of its processes, and its
+ * semaphore sets and message queues. Returns how many were removed.
+ */
+export async function removeShm(uid: number, pids: readonly number[] = []): Promise<number> {
+  const args = [...ipcIds(uid, new Set(pids))];
+  if (args.length === 0) return 0;
+  await run('ipcrm', args).catch((e: unknown) => {
+    // An object removed by someone else meanwhile is fine; anything else is reported.
+    if (!(e instanceof DriverError && /invalid id|not exist|identifier removed/i.test(e.message))) throw e;
+  });
+  return args.length / 2;
+}
+
+/** `ipcrm` arguments for the VM's objects, read from /proc/sysvipc (columns as the kernel prints them). */
+function* ipcIds(uid: number, pids: Set<number>): Generator<string> {
+  const table = (name: string) =>
+    readFileSync(`/proc/sysvipc/${name}`, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim().split(/\s+/).map(Number));
+  // shm: key shmid perms size cpid lpid nattch uid gid cuid cgid …
+  for (const f of table('shm')) {
+    const mine = f[7] === uid || f[9] === uid || pids.has(f[4]!);
+    if (mine && f[6] === 0) yield* ['-m', String(f[1])];
   }
-  return ids;
+  // sem: key semid perms nsems uid gid cuid cgid …
+  for (const f of table('sem')) if (f[4] === uid || f[6] === uid) yield* ['-s', String(f[1])];
+  // msg: key msqid perms cbytes qnum lspid lrpid uid gid cuid cgid …
+  for (const f of table('msg')) if (f[7] === uid || f[9] === uid) yield* ['-q', String(f[1])];
 }
