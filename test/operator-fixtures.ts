@@ -90,6 +90,8 @@ export interface SimFleet extends TempStore {
   /** Waits until the sandbox is running or failed. */
   sandboxSettled(ns: string, name: string): Promise<Sandbox>;
   vms(mini?: string): Promise<VM[]>;
+  /** Waits until no VM is claimed by the sandbox (a failed or deleted sandbox has let its VM go). */
+  released(ns: string, name: string): Promise<void>;
   /** Waits until every Mini's free slots hold warm VMs of its profile (or stopped ones, if allowed). */
   poolsReady(minis?: string[], opts?: { allowStopped?: boolean }): Promise<void>;
   stopOperator(): Promise<void>;
@@ -178,6 +180,12 @@ export async function startSimFleet(
     async vms(mini) {
       const { items } = await t.store.list<VM>('VM');
       return items.filter((vm) => mini === undefined || vm.spec.mini === mini);
+    },
+    async released(ns, name) {
+      await waitFor(
+        async () => !(await fleet.vms()).some((vm) => vm.spec.sandbox === `${ns}/${name}`),
+        `sandbox ${name} to release its VM`,
+      );
     },
     async poolsReady(names, { allowStopped = false } = {}) {
       await waitFor(async () => {

@@ -11,6 +11,7 @@ import { miniView, poolPlan, sandboxUse, type SandboxUse } from '../scheduler/in
 import { Indexes, type OperatorContext } from '../context.ts';
 import { isUnreachable } from '../mini/hosts.ts';
 import type { ReconcileFn, ReconcileResult } from '../runtime/index.ts';
+import { holdsPlace } from '../sandbox/place.ts';
 import { bootClaimed, pendingBoots } from './boot.ts';
 import { collectGarbage, dropFinalizer, finishDeletions, noticeLostVms } from './cleanup.ts';
 import { clone, finishClone, returnToPool, stopAside } from './clone.ts';
@@ -41,7 +42,7 @@ function vmsOf(ctx: OperatorContext, mini: string): VM[] {
 function sandboxesOn(ctx: OperatorContext, mini: string): SandboxUse[] {
   return ctx.informers.sandboxes
     .byIndex(Indexes.sandboxByMini, mini)
-    .flatMap((sb) => (sb.metadata.deletionTimestamp ? [] : (sandboxUse(sb) ?? [])));
+    .flatMap((sb) => (holdsPlace(sb) ? (sandboxUse(sb) ?? []) : []));
 }
 
 /** The host is down: its VMs are down; deletions complete without it (a leak is collected on return). */

@@ -29,6 +29,15 @@ const refuse = (code: SandboxFailureCode | string, message: string): PlaceOutcom
   message,
 });
 
+/**
+ * A sandbox that holds its place on a Mac: booting or running, not being deleted. A failed one has
+ * released its VM; one being deleted still counts through its claimed VM until released.
+ */
+export function holdsPlace(sb: Sandbox): boolean {
+  const phase = sb.status?.phase;
+  return !sb.metadata.deletionTimestamp && (phase === 'booting' || phase === 'running');
+}
+
 export async function place(
   ctx: OperatorContext,
   claims: ClaimsInFlight,
@@ -60,12 +69,14 @@ export async function place(
   const vms = claims.overlay(names.flatMap((n) => ctx.informers.vms.byIndex(Indexes.vmByMini, n)));
   const sandboxes = names.flatMap((n) =>
     ctx.informers.sandboxes.byIndex(Indexes.sandboxByMini, n).flatMap((s): SandboxUse[] => {
-      const use = sandboxKeyOf(s) === key ? undefined : sandboxUse(s);
+      const use = sandboxKeyOf(s) === key || !holdsPlace(s) ? undefined : sandboxUse(s);
       return use ? [use] : [];
     }),
   );
   const choice = schedule({ minis: minis.map(miniView), vms, sandboxes, request });
-  if (isScheduleFailure(choice)) return refuse(choice.error, choice.message);
+  if (isScheduleFailure(choice)) {
+    return refuse(choice.error, choice.message);
+  }
 
   // No await between schedule() and assume(): no other reconcile here can choose this VM meanwhile.
   claims.assume(choice.vm, key);
