@@ -10,6 +10,8 @@ import type { Store } from '../store/store.ts';
 import { openSqliteStore } from '../store/sqlite-store.ts';
 import { buildAdminApp, type AdminRoutes } from './admin-app.ts';
 import { bootstrapAdminKey } from './admin-auth.ts';
+import { listenHttpAndHttps } from './admin-listener.ts';
+import { ensureAdminTls, TLS_CERT_FILE, TLS_KEY_FILE } from './admin-tls.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -25,9 +27,14 @@ export interface ServerOptions {
 
 export interface RunningServer {
   url: string;
+  /** The admin listener over plain HTTP (`http://host:port`). */
   adminUrl: string;
+  /** The same listener over HTTPS, for kubectl and client-go, which send tokens only over TLS. */
+  adminHttpsUrl: string;
   /** Where the admin key's plaintext is kept (written on first start). */
   adminKeyFile: string;
+  /** The admin listener's self-signed certificate: kubectl's `--certificate-authority`. */
+  adminCaFile: string;
   store: Store;
   /** Stops listening, stops the operator, closes the store. */
   close(): Promise<void>;
@@ -89,18 +96,29 @@ export async function startServer(
       const operator = await parts.startOperator(ctx);
       closers.push(() => operator.stop());
     }
-    const adminApp = await buildAdminApp({
-      store,
-      logger: logger.child({ listener: 'admin' }),
-      routes: parts.adminRoutes,
-    });
-    closers.push(() => adminApp.close());
-    const adminUrl = await listen(adminApp, opts.adminPort ?? 8081, host);
+    const adminCaFile = join(dataDir, TLS_CERT_FILE);
+    const tls = await ensureAdminTls(adminCaFile, join(dataDir, TLS_KEY_FILE), host);
+    const adminLogger = logger.child({ listener: 'admin' });
+    const adminApp = await buildAdminApp({ store, logger: adminLogger, routes: parts.adminRoutes });
+    const admin = await listenHttpAndHttps(adminApp, { port: opts.adminPort ?? 8081, host, tls });
+    closers.push(() => admin.close());
     const customerApp = await parts.buildCustomerApp(ctx);
     closers.push(() => customerApp.close());
     const url = await listen(customerApp, opts.port ?? 8080, host);
-    logger.info({ url, adminUrl, dataDir, hostDriver: opts.hostDriver }, 'sandbay is serving');
-    return { url, adminUrl, adminKeyFile, store, close };
+    const running = {
+      url,
+      adminUrl: admin.httpUrl,
+      adminHttpsUrl: admin.httpsUrl,
+      adminKeyFile,
+      adminCaFile,
+      store,
+      close,
+    };
+    logger.info(
+      { url, adminUrl: running.adminUrl, adminCaFile, hostDriver: opts.hostDriver },
+      'sandbay is serving',
+    );
+    return running;
   } catch (err) {
     await close();
     throw err;
