@@ -1,0 +1,162 @@
+// Host faults: a Mac that stops answering, comes back, loses power or loses a VM. Its VMs go
+// down, its sandboxes fail, creates go elsewhere or get no_warm_vm; when it answers again its pool
+// is rebuilt. Nothing is double-claimed, nothing leaks.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Mini, Sandbox, VM } from '../crds/index.ts';
+import { startSimFleet, waitFor, type SimFleet } from './operator-fixtures.ts';
+
+let f: SimFleet;
+afterEach(async () => f?.cleanup());
+
+async function reserved(minis: number) {
+  f = await startSimFleet(Array.from({ length: minis }, (_, i) => ({ name: `mini-${i + 1}` })));
+  await f.account('acme', 100_000_000);
+  await f.reserve('acme', 'r1', { miniCount: minis });
+  expect((await f.reservationSettled('acme', 'r1')).status?.phase).toBe('active');
+  await f.poolsReady();
+}
+
+async function create(spec: Partial<Sandbox['spec']> = {}) {
+  const sb = await f.createSandbox('acme', { reservation: 'r1', ...spec });
+  return f.sandboxSettled('acme', sb.metadata.name);
+}
+
+const sandbox = (name: string) => f.store.get<Sandbox>({ kind: 'Sandbox', namespace: 'acme', name });
+const mini = (name: string) => f.store.get<Mini>({ kind: 'Mini', name });
+
+/** Probes run on the injected clock: a heartbeat, then the retry that confirms the host is down. */
+async function probeUntil(name: string, phase: string) {
+  await waitFor(async () => {
+    if ((await mini(name))?.status?.phase === phase) return true;
+    f.clock.advance(60_000);
+    await f.op.controllers.mini.queue.whenIdle();
+    return false;
+  }, `${name} to be ${phase}`);
+}
+
+/** Store and host agree: every host VM has a live resource and the other way round; claims are unique. */
+async function consistent(minis: string[]) {
+  const vms = await f.vms();
+  for (const m of minis) {
+    const onHost = f.sim
+      .inspect(f.addressOf(m))!
+      .vms.map((v) => v.name)
+      .sort();
+    const inStore = vms
+      .filter((vm) => vm.spec.mini === m)
+      .map((vm) => vm.metadata.name)
+      .sort();
+    expect(onHost).toEqual(inStore);
+  }
+  const claims = vms.flatMap((vm) => (vm.spec.sandbox ? [vm.spec.sandbox] : []));
+  expect(new Set(claims).size).toBe(claims.length);
+}
+
+describe('host faults', () => {
+  it('a host that stops answering: its VMs go down and its sandboxes fail with host_down', async () => {
+    await reserved(2);
+    const a = await create();
+    const b = await create();
+    const onOne = [a, b].filter((s) => s.status?.mini === 'mini-1');
+    f.sim.failHost(f.addressOf('mini-1'));
+    await probeUntil('mini-1', 'down');
+    await waitFor(
+      async () => (await f.vms('mini-1')).every((vm) => vm.status?.phase === 'down'),
+      'VMs of mini-1 down',
+    );
+    for (const sb of onOne) {
+      const failed = await waitFor(async () => {
+        const s = await sandbox(sb.metadata.name);
+        return s?.status?.phase === 'failed' ? s : undefined;
+      }, 'the sandbox on mini-1 to fail');
+      expect(failed.status?.reason).toBe('host_down');
+    }
+    for (const sb of [a, b].filter((s) => s.status?.mini === 'mini-2')) {
+      expect((await sandbox(sb.metadata.name))!.status?.phase).toBe('running');
+    }
+    expect((await mini('mini-1'))!.status?.conditions?.find((c) => c.type === 'Reachable')?.status).toBe(
+      'False',
+    );
+  });
+
+  it('while a host is down creates go to the reservation’s other Macs, or get no_warm_vm (503) when none is left', async () => {
+    await reserved(2);
+    f.sim.failHost(f.addressOf('mini-1'));
+    await probeUntil('mini-1', 'down');
+    const elsewhere = await create();
+    expect(elsewhere.status).toMatchObject({ phase: 'running', mini: 'mini-2' });
+    f.sim.failHost(f.addressOf('mini-2'));
+    await probeUntil('mini-2', 'down');
+    const none = await create();
+    expect(none.status).toMatchObject({ phase: 'failed', reason: 'no_warm_vm' });
+  });
+
+  it('when the host answers again its pool is rebuilt: fresh VMs, nothing double-claimed, nothing leaked', async () => {
+    await reserved(1);
+    const sb = await create();
+    const before = (await f.vms('mini-1')).map((vm) => vm.metadata.name);
+    f.sim.failHost(f.addressOf('mini-1'));
+    await probeUntil('mini-1', 'down');
+    await waitFor(
+      async () => (await sandbox(sb.metadata.name))?.status?.phase === 'failed',
+      'sandbox failed',
+    );
+    f.sim.recoverHost(f.addressOf('mini-1'));
+    await probeUntil('mini-1', 'reserved');
+    await f.released('acme', sb.metadata.name);
+    await f.poolsReady();
+    const after = await f.vms('mini-1');
+    expect(after.map((vm) => vm.status?.phase)).toEqual(['warm', 'warm']);
+    expect(after.map((vm) => vm.metadata.name).sort()).toEqual(before.sort());
+    expect(
+      f.sim.inspect(f.addressOf('mini-1'))!.vms.every((v) => v.files.length === 0 && v.state === 'running'),
+    ).toBe(true);
+    await consistent(['mini-1']);
+    const again = await create();
+    expect(again.status?.phase).toBe('running');
+  });
+
+  it('a host back from a power loss has its stopped VMs rebuilt into a warm pool', async () => {
+    await reserved(1);
+    f.sim.failHost(f.addressOf('mini-1'), { powerLoss: true });
+    await probeUntil('mini-1', 'down');
+    f.sim.recoverHost(f.addressOf('mini-1'));
+    await probeUntil('mini-1', 'reserved');
+    await f.poolsReady();
+    expect(f.sim.inspect(f.addressOf('mini-1'))!.vms.map((v) => v.state)).toEqual(['running', 'running']);
+    await consistent(['mini-1']);
+  });
+
+  it('a VM that vanished from its host fails its sandbox with vm_lost; the slot is cloned again', async () => {
+    await reserved(1);
+    const sb = await create();
+    const host = f.sim.host({ name: 'mini-1', address: f.addressOf('mini-1'), model: 'm4' });
+    await host.deleteVm(sb.status!.vm!);
+    f.op.controllers.pool.enqueue('mini-1');
+    const failed = await waitFor(async () => {
+      const s = await sandbox(sb.metadata.name);
+      return s?.status?.phase === 'failed' ? s : undefined;
+    }, 'the sandbox to fail');
+    expect(failed.status?.reason).toBe('vm_lost');
+    await f.released('acme', sb.metadata.name);
+    await f.poolsReady();
+    await consistent(['mini-1']);
+  });
+
+  it('a VM left on a host with no resource (a crash between host and store) is deleted', async () => {
+    await reserved(1);
+    const host = f.sim.host({ name: 'mini-1', address: f.addressOf('mini-1'), model: 'm4' });
+    const stray = await host
+      .createVm({ name: 'stray-vm', image: 'base-macos-26', cpu: 2, memoryGiB: 4 })
+      .catch((e: Error) => e);
+    expect(stray).not.toBeInstanceOf(Error);
+    f.op.controllers.pool.enqueue('mini-1');
+    await waitFor(
+      () => !f.sim.inspect(f.addressOf('mini-1'))!.vms.some((v) => v.name === 'stray-vm'),
+      'the stray VM deleted',
+    );
+    await consistent(['mini-1']);
+    const vms: VM[] = await f.vms('mini-1');
+    expect(vms).toHaveLength(2);
+  });
+});
