@@ -17,15 +17,16 @@ import {
   type VmInfo,
 } from '../driver.ts';
 import { adoptVms } from './adopt.ts';
-import { ownerAlive, type SlotClaim } from './claims.ts';
+import type { SlotClaim } from './claims.ts';
 import { exportDelta, importDelta } from './delta.ts';
 import { Mutex, KeyedMutex } from './mutex.ts';
 import type { ProcessTracker, TrackedProcess } from './runner.ts';
 import { bootDesktop, powerOff, type DesktopProcess } from './vm-boot.ts';
-import { destroyVmFiles, provisionVm, sweepSlot, type SetupContext } from './vm-setup.ts';
+import { claimSlot, destroyVmFiles, provisionVm, type SetupContext } from './vm-setup.ts';
+import { checkRoom, validateCreate, validateSize, vmInfo } from './vm-spec.ts';
+import { vmRuntime, type LinuxVmRuntime } from './vm-runtime.ts';
 import { saveRecord, type VmPaths, type VmRecord } from './vm-record.ts';
 import type { VmCgroup } from './cgroups.ts';
-import type { LinuxVmRuntime } from './vm-runtime.ts';
 
 type GuestModule = typeof import('./guest.ts');
 
@@ -53,8 +54,6 @@ export interface VmEntry {
   booting?: boolean;
   lastActivity?: Date;
 }
-
-const NAME = /^[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?$/;
 
 export class LinuxHost implements Host {
   #ctx: SetupContext | undefined;
@@ -125,7 +124,7 @@ export class LinuxHost implements Host {
 
   async createVm(spec: VmCreateSpec): Promise<VmInfo> {
     await this.#ready;
-    const diskGiB = this.#validateCreate(spec);
+    const diskGiB = validateCreate(spec, this.#profile());
     return this.#vmLock.run(spec.name, () =>
       this.#hostLock.run(async () => {
         const old = this.#vms.get(spec.name);
@@ -133,7 +132,7 @@ export class LinuxHost implements Host {
         if (this.#vms.size >= this.#opts.maxVms) {
           throw new DriverError('capacity', `host has its maximum of ${this.#opts.maxVms} VMs`);
         }
-        const claim = await this.#claimSlot(spec.name);
+        const claim = await claimSlot(this.ctx, spec.name);
         try {
           const made = await provisionVm(this.ctx, { ...spec, diskGiB }, claim);
           this.#vms.set(spec.name, { ...made, procs: {}, stopping: false });
@@ -146,55 +145,9 @@ export class LinuxHost implements Host {
     );
   }
 
-  #validateCreate(spec: VmCreateSpec): number {
-    if (typeof spec.name !== 'string' || !NAME.test(spec.name)) {
-      throw new DriverError(
-        'invalid_argument',
-        `bad VM name ${JSON.stringify(spec.name)}: lowercase letters, digits, '.', '-'`,
-      );
-    }
-    const image = Object.values(IMAGES).find((i) => i.name === spec.image);
-    if (!image) throw new DriverError('not_found', `image ${spec.image} is not on this host`);
-    this.#validateSize(spec);
-    return image.diskGiB;
-  }
-
-  #validateSize(size: { cpu: number; memoryGiB: number }): void {
-    const p = this.#profile();
-    if (!Number.isInteger(size.cpu) || size.cpu < 1 || size.cpu > p.cores) {
-      throw new DriverError(
-        'invalid_argument',
-        `cpu must be an integer from 1 to ${p.cores}, got ${size.cpu}`,
-      );
-    }
-    if (!Number.isInteger(size.memoryGiB) || size.memoryGiB < 1 || size.memoryGiB > p.memoryGiB) {
-      throw new DriverError(
-        'invalid_argument',
-        `memoryGiB must be an integer from 1 to ${p.memoryGiB}, got ${size.memoryGiB}`,
-      );
-    }
-  }
-
-  /** A free machine-wide slot, or one taken back from a dead owner. */
-  async #claimSlot(vm: string): Promise<SlotClaim> {
-    const what = { dataDir: this.ctx.dataDir, host: this.ctx.hostName, vm, mounts: [] };
-    const free = this.ctx.slots.claim(what);
-    if (free) return free;
-    for (const stale of this.ctx.slots.all()) {
-      if (ownerAlive(stale) || (stale.dataDir === this.ctx.dataDir && stale.host === this.ctx.hostName))
-        continue;
-      const taken = this.ctx.slots.takeStale(stale);
-      if (!taken) continue;
-      await sweepSlot(this.ctx, taken);
-      const claim = this.ctx.slots.claim(what);
-      if (claim) return claim;
-    }
-    throw new DriverError('capacity', `no free VM slot on this machine (${this.ctx.slots.maxSlot} in use)`);
-  }
-
   async resizeVm(name: string, size: { cpu: number; memoryGiB: number }): Promise<void> {
     await this.#ready;
-    this.#validateSize(size);
+    validateSize(size, this.#profile());
     await this.#vmLock.run(name, async () => {
       const e = this.#get(name);
       if (e.record.state !== 'stopped')
@@ -211,7 +164,14 @@ export class LinuxHost implements Host {
       const e = this.#get(name);
       if (e.record.state === 'running') return vmInfo(e.record);
       // Checked and claimed in one synchronous step, so that concurrent boots cannot overbook.
-      this.#checkRoom(e);
+      const busy = [...this.#vms.values()].filter(
+        (o) => o !== e && (o.record.state === 'running' || o.booting),
+      );
+      checkRoom(
+        e.record,
+        busy.map((o) => o.record),
+        this.#profile(),
+      );
       e.booting = true;
       const booted = await bootDesktop(this.#tracker, e.record, e.paths, e.cgroup, this.#opts).finally(() => {
         e.booting = false;
@@ -225,49 +185,15 @@ export class LinuxHost implements Host {
     });
   }
 
-  /** Running VMs never add up to more vCPU or memory than the Mac has (what a real Mac enforces). */
-  #checkRoom(e: VmEntry): void {
-    const p = this.#profile();
-    let cpu = e.record.cpu;
-    let mem = e.record.memoryGiB;
-    for (const o of this.#vms.values()) {
-      if (o !== e && (o.record.state === 'running' || o.booting)) {
-        cpu += o.record.cpu;
-        mem += o.record.memoryGiB;
-      }
-    }
-    if (cpu > p.cores || mem > p.memoryGiB) {
-      throw new DriverError(
-        'capacity',
-        `starting ${e.record.name} would use ${cpu} of ${p.cores} cores and ${mem} of ${p.memoryGiB} GiB`,
-      );
-    }
-  }
-
   /** Marks a VM as up: its runtime for the guest half, and a watch on its processes. */
   #running(e: VmEntry): void {
     const r = e.record;
-    e.runtime = {
-      name: r.name,
-      user: r.user,
-      uid: r.uid,
-      gid: r.gid,
-      home: r.home,
-      ip: r.ip,
-      display: r.display ?? '',
-      xauthority: e.paths.xauthority,
-      vnc: { host: r.ip, port: r.vncPort, password: r.vncPassword },
-      ssh: { host: r.ip, port: r.sshPort, username: r.user, privateKey: r.sshPrivateKey },
-      runtimeDir: e.paths.runtimeDir,
-      dataDir: e.paths.data,
-      width: this.#opts.width,
-      height: this.#opts.height,
-      cgroupPath: e.cgroup.path,
+    e.runtime = vmRuntime(r, e.paths, e.cgroup.path, this.#opts, {
       touch: () => {
         e.lastActivity = this.#opts.now();
       },
       lastActivity: () => e.lastActivity,
-    };
+    });
     // A desktop process that dies on its own takes the VM down, as a crashed VM would be.
     for (const proc of Object.values(e.procs)) {
       void proc.exited.then(() => {
@@ -408,15 +334,4 @@ export class LinuxHost implements Host {
     const procs = Object.fromEntries(Object.entries(e.procs).map(([k, p]) => [k, p.pid]));
     return { record: e.record, paths: e.paths, cgroup: e.cgroup, procs, pids: Object.values(procs) };
   }
-}
-
-function vmInfo(r: VmRecord): VmInfo {
-  return {
-    name: r.name,
-    image: r.image,
-    cpu: r.cpu,
-    memoryGiB: r.memoryGiB,
-    state: r.state,
-    ...(r.state === 'running' ? { ip: r.ip } : {}),
-  };
 }

@@ -1,5 +1,6 @@
 // What the lifecycle half of the linux driver hands the guest half for one running VM: everything
 // the guest needs to reach the VM's desktop, SSH and files, with no knowledge of how it was built.
+import type { VmPaths, VmRecord } from './vm-record.ts';
 
 /** A running linux VM as seen by the guest half (`new LinuxGuest(vm)`). */
 export interface LinuxVmRuntime {
@@ -29,4 +30,32 @@ export interface LinuxVmRuntime {
   /** Records activity (for lastActivity). */
   touch(): void;
   lastActivity(): Date | undefined;
+}
+
+/** The runtime of a running VM from its record; `activity` is where touches are kept. */
+export function vmRuntime(
+  r: VmRecord,
+  paths: VmPaths,
+  cgroupPath: string | undefined,
+  size: { width: number; height: number },
+  activity: Pick<LinuxVmRuntime, 'touch' | 'lastActivity'>,
+): LinuxVmRuntime {
+  return {
+    name: r.name,
+    user: r.user,
+    uid: r.uid,
+    gid: r.gid,
+    home: r.home,
+    ip: r.ip,
+    display: r.display ?? '',
+    xauthority: paths.xauthority,
+    vnc: { host: r.ip, port: r.vncPort, password: r.vncPassword },
+    ssh: { host: r.ip, port: r.sshPort, username: r.user, privateKey: r.sshPrivateKey },
+    runtimeDir: paths.runtimeDir,
+    dataDir: paths.data,
+    width: size.width,
+    height: size.height,
+    ...(cgroupPath ? { cgroupPath } : {}),
+    ...activity,
+  };
 }

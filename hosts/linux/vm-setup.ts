@@ -3,9 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { VmCreateSpec } from '../driver.ts';
+import { DriverError, type VmCreateSpec } from '../driver.ts';
 import { VmCgroup, type CgroupLayout } from './cgroups.ts';
-import type { SlotClaim, SlotRegistry } from './claims.ts';
+import { ownerAlive, type SlotClaim, type SlotRegistry } from './claims.ts';
 import { ensureUserLower } from './image.ts';
 import { mountHome, unmount } from './overlay.ts';
 import { generateSshKey } from './sshd.ts';
@@ -36,6 +36,24 @@ export const vmCgroup = (ctx: SetupContext, user: string) => new VmCgroup(ctx.cg
 /** A VNC password: x11vnc uses at most 8 characters. */
 function vncPassword(): string {
   return randomBytes(6).toString('base64url').slice(0, 8);
+}
+
+/** A free machine-wide slot for `vm`, or one taken back from a dead driver of another data dir. */
+export async function claimSlot(ctx: SetupContext, vm: string): Promise<SlotClaim> {
+  const what = { dataDir: ctx.dataDir, host: ctx.hostName, vm, mounts: [] };
+  const free = ctx.slots.claim(what);
+  if (free) return free;
+  for (const stale of ctx.slots.all()) {
+    // Our own dead claims were settled when this host started; a live owner keeps its slot.
+    if (ownerAlive(stale) || (stale.dataDir === ctx.dataDir && stale.host === ctx.hostName)) continue;
+    const taken = ctx.slots.takeStale(stale);
+    if (!taken) continue;
+    await sweepSlot(ctx, taken);
+    rmSync(join(ctx.globalDir, 'auth', `${taken.slot}.pub`), { force: true });
+    const claim = ctx.slots.claim(what);
+    if (claim) return claim;
+  }
+  throw new DriverError('capacity', `no free VM slot on this machine (all ${ctx.slots.maxSlot} in use)`);
 }
 
 /** Sets up a fresh, stopped VM on a claimed slot. On failure, undoes what it did (not the claim). */
