@@ -132,7 +132,10 @@ const storeUpdates = (sync: Sync, writers: number): Promise<Sample> =>
     return drive(WRITES, writers, async (i) => {
       const slot = i % objects.length;
       const cur = objects[slot] as AnyResource;
-      objects[slot] = await store.updateStatus({ ...cur, status: { phase: 'recording', observedGeneration: i } });
+      objects[slot] = await store.updateStatus({
+        ...cur,
+        status: { phase: 'recording', observedGeneration: i },
+      });
     });
   });
 
@@ -161,65 +164,66 @@ const watchLatency = (sync: Sync, writers: number): Promise<Sample> =>
     return { perSec: sample.perSec, latenciesMs };
   });
 
-async function trials(run: () => Promise<Sample>): Promise<{ perSec: number; p50: number; p99: number }> {
-  const samples: Sample[] = [];
-  for (let t = 0; t < TRIALS; t++) samples.push(await run());
-  const latencies = samples.flatMap((s) => s.latenciesMs);
-  return {
-    perSec: median(samples.map((s) => s.perSec)),
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-  };
+interface Case {
+  what: string;
+  sync: Sync | '-';
+  run: () => Promise<Sample>;
+  /** The raw case this one is compared with. */
+  base?: Case;
+  /** Latency only (a watch is not a throughput). */
+  latencyOnly?: boolean;
+  samples: Sample[];
 }
 
-interface Row {
-  what: string;
-  sync: string;
-  perSec: number;
-  p50: number;
-  p99: number;
-  ratio?: number;
+function cases(): Case[] {
+  const list: Case[] = [];
+  const add = (c: Omit<Case, 'samples'>): Case => {
+    const full = { ...c, samples: [] };
+    list.push(full);
+    return full;
+  };
+  for (const sync of ['FULL', 'NORMAL'] as const) {
+    const raw = add({ what: 'raw sqlite3 INSERT (1 writer)', sync, run: () => rawInserts(sync, 1) });
+    add({ what: 'raw sqlite3 INSERT (4 writers)', sync, run: () => rawInserts(sync, 4), base: raw });
+    add({ what: 'store create (1 writer)', sync, run: () => storeCreates(sync, 1), base: raw });
+    add({ what: 'store create (4 writers)', sync, run: () => storeCreates(sync, 4), base: raw });
+    add({ what: 'store create (16 writers)', sync, run: () => storeCreates(sync, 16), base: raw });
+    add({
+      what: 'store updateStatus with rv (4 writers)',
+      sync,
+      run: () => storeUpdates(sync, 4),
+      base: raw,
+    });
+    add({
+      what: 'watch: create call → event (4 writers)',
+      sync,
+      run: () => watchLatency(sync, 4),
+      latencyOnly: true,
+    });
+  }
+  const rawRead = add({ what: 'raw sqlite3 SELECT by key (1 reader)', sync: '-', run: () => rawSelects(1) });
+  add({ what: 'store get (1 reader)', sync: '-', run: () => storeGets(1), base: rawRead });
+  add({ what: 'store get (4 readers)', sync: '-', run: () => storeGets(4), base: rawRead });
+  return list;
 }
 
 async function main(): Promise<void> {
-  const rows: Row[] = [];
-  const add = (
-    what: string,
-    sync: string,
-    r: { perSec: number; p50: number; p99: number },
-    base?: number,
-  ): void => {
-    rows.push({ what, sync, ...r, ...(base ? { ratio: r.perSec / base } : {}) });
-  };
-  for (const sync of ['FULL', 'NORMAL'] as const) {
-    const raw = await trials(() => rawInserts(sync, 1));
-    add('raw sqlite3 INSERT (1 writer)', sync, raw);
-    add('raw sqlite3 INSERT (4 writers)', sync, await trials(() => rawInserts(sync, 4)), raw.perSec);
-    add('store create (1 writer)', sync, await trials(() => storeCreates(sync, 1)), raw.perSec);
-    add('store create (4 writers)', sync, await trials(() => storeCreates(sync, 4)), raw.perSec);
-    add('store create (16 writers)', sync, await trials(() => storeCreates(sync, 16)), raw.perSec);
-    add(
-      'store updateStatus with rv (4 writers)',
-      sync,
-      await trials(() => storeUpdates(sync, 4)),
-      raw.perSec,
-    );
-    add('watch delivery, create → event (4 writers)', sync, await trials(() => watchLatency(sync, 4)));
-  }
-  const rawRead = await trials(() => rawSelects(1));
-  add('raw sqlite3 SELECT by key (1 reader)', '-', rawRead);
-  add('store get (1 reader)', '-', await trials(() => storeGets(1)), rawRead.perSec);
-  add('store get (4 readers)', '-', await trials(() => storeGets(4)), rawRead.perSec);
+  const list = cases();
+  // Trials interleave the cases, so that load from other processes hits raw and store alike.
+  for (let t = 0; t < TRIALS; t++) for (const c of list) c.samples.push(await c.run());
 
+  const perSec = (c: Case): number => median(c.samples.map((s) => s.perSec));
   const fmt = (n: number, digits = 0): string =>
     n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
   const lines = [
     `| measure | synchronous | ops/s (median of ${TRIALS}) | latency p50 ms | latency p99 ms | ratio vs raw |`,
     '|---|---|---:|---:|---:|---:|',
-    ...rows.map(
-      (r) =>
-        `| ${r.what} | ${r.sync} | ${r.what.startsWith('watch') ? '-' : fmt(r.perSec)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${r.ratio === undefined ? '-' : `${fmt(r.ratio * 100)}%`} |`,
-    ),
+    ...list.map((c) => {
+      const latencies = c.samples.flatMap((s) => s.latenciesMs);
+      const rate = c.latencyOnly ? '-' : fmt(perSec(c));
+      const ratio = c.base && !c.latencyOnly ? `${fmt((perSec(c) / perSec(c.base)) * 100)}%` : '-';
+      return `| ${c.what} | ${c.sync} | ${rate} | ${fmt(percentile(latencies, 50), 2)} | ${fmt(percentile(latencies, 99), 2)} | ${ratio} |`;
+    }),
   ];
   console.log(lines.join('\n'));
 }

@@ -172,6 +172,17 @@ describe('sqlite store', () => {
     expect(isStoreError(loser.reason, 'Conflict')).toBe(true);
   });
 
+  it('refuses a create of a name that another connection took since this one last wrote', async () => {
+    const file = tempFile();
+    const a = await open({ file });
+    const b = await open({ file });
+    await a.create(task('warm-up')); // a now assumes it knows the store's resourceVersion
+    await b.create(task('taken'));
+    await expect(a.create(task('taken'))).rejects.toMatchObject({ code: 'AlreadyExists' });
+    const fresh = await a.create(task('fresh'));
+    expect(Number(fresh.metadata.resourceVersion)).toBe(3);
+  });
+
   it('ends watches on close and refuses calls afterwards', async () => {
     const store = await openSqliteStore({ file: tempFile() });
     const w = store.watch('Task', {}, () => {});

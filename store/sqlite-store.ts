@@ -73,8 +73,17 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     if (closed) throw new Error('the store is closed');
   };
   /** Runs one write operation on the object at `key` in the next group commit. */
-  const write = <R>(def: KindDefinition, key: RowKey, run: (ctx: OpContext) => Promise<R>): Promise<R> =>
-    queue.submit({ keys: [key], run: (tx: WriteTransaction) => run({ tx, def, key, now: timestamp() }) });
+  const write = <R>(
+    def: KindDefinition,
+    key: RowKey,
+    run: (ctx: OpContext) => Promise<R>,
+    createsOnly = false,
+  ): Promise<R> =>
+    queue.submit({
+      keys: [key],
+      createsOnly,
+      run: (tx: WriteTransaction) => run({ tx, def, key, now: timestamp() }),
+    });
 
   const store: SqliteStore = {
     async get<T extends AnyResource>(key: ObjectKey) {
@@ -110,7 +119,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       const def = resolveKind(body.kind);
       const prepared = prepareCreate(def, body, randomUUID(), timestamp());
       const key = rowKeyOf(def, prepared.metadata.name, prepared.metadata.namespace);
-      return write(def, key, (ctx) => create(ctx, prepared)) as Promise<T>;
+      return write(def, key, (ctx) => create(ctx, prepared), true) as Promise<T>;
     },
 
     async update<T extends AnyResource>(obj: T) {

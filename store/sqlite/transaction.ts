@@ -37,10 +37,6 @@ export function rowId(k: RowKey): string {
   return `${k.kind}\u0000${k.ns}\u0000${k.name}`;
 }
 
-export function rowKeyOf(obj: AnyResource, namespaced: boolean): RowKey {
-  return { kind: obj.kind, ns: namespaced ? (obj.metadata.namespace ?? '') : '', name: obj.metadata.name };
-}
-
 interface Staged {
   type: EventRow['type'];
   key: RowKey;
@@ -54,20 +50,32 @@ UNION ALL
 SELECT o.kind, o.ns, o.name, o.data, o.rv FROM json_each(?) j
 JOIN objects o ON o.kind = j.value->>0 AND o.ns = j.value->>1 AND o.name = j.value->>2`;
 
-// The guard of an optimistic flush. SQLite evaluates the subquery once, before the first row is
-// inserted (the SELECT reads the table it inserts into, so its rows are materialized first), and
-// the statement is atomic: all events are written, or none when another process wrote meanwhile.
-const INSERT_EVENTS_IF_UNCHANGED = `${INSERT_EVENTS} WHERE coalesce((SELECT max(rv) FROM events), 0) = ?`;
+// The guards of an unlocked flush. SQLite evaluates them once, before the first row is inserted
+// (the SELECT reads the table it inserts into, so its rows are materialized first), and the
+// statement is atomic: all events are written, or none when another process wrote meanwhile.
+const UNCHANGED = 'coalesce((SELECT max(rv) FROM events), 0) = ?';
+const ABSENT = `NOT EXISTS (SELECT 1 FROM json_each(?) k
+  JOIN objects o ON o.kind = k.value->>0 AND o.ns = k.value->>1 AND o.name = k.value->>2)`;
+const INSERT_EVENTS_IF_UNCHANGED = `${INSERT_EVENTS} WHERE ${UNCHANGED}`;
+const INSERT_EVENTS_IF_UNCHANGED_AND_ABSENT = `${INSERT_EVENTS} WHERE ${UNCHANGED} AND ${ABSENT}`;
 
 const READ = 'SELECT data FROM objects WHERE kind = ? AND ns = ? AND name = ?';
 const DEPENDENTS = 'SELECT kind, ns, name FROM refs WHERE owner_uid = ?';
 
+/**
+ * - locked: inside BEGIN IMMEDIATE; reads and writes see and change the current state.
+ * - optimistic: one snapshot read without a lock, then one guarded write (see flush).
+ * - assumed: no read at all; the keys are assumed absent and the store's resourceVersion the one
+ *   this process last wrote, and the guarded write checks both (a batch of creates).
+ */
+export type TransactionMode = 'locked' | 'optimistic' | 'assumed';
+
 export class WriteTransaction {
   readonly #conn: Connection;
-  /** Locked: inside BEGIN IMMEDIATE. Not locked: reads outside a transaction, one guarded write. */
-  readonly #locked: boolean;
-  /** The store's resourceVersion when the transaction read it. */
+  readonly #mode: TransactionMode;
+  /** The store's resourceVersion as read (or assumed) at the start. */
   readonly #base: number;
+  readonly #keys: RowKey[];
   readonly #at: number;
   #rv: number;
   /** State after the operations committed so far: JSON, or null when absent. */
@@ -79,23 +87,25 @@ export class WriteTransaction {
   /** Every event of the transaction, in resourceVersion order, for the watchers after COMMIT. */
   readonly events: EventRow[] = [];
 
-  private constructor(conn: Connection, rv: number, at: number, locked: boolean) {
+  private constructor(conn: Connection, mode: TransactionMode, keys: RowKey[], rv: number, at: number) {
     this.#conn = conn;
+    this.#mode = mode;
+    this.#keys = keys;
     this.#rv = rv;
     this.#base = rv;
     this.#at = at;
-    this.#locked = locked;
+    for (const k of keys) this.#overlay.set(rowId(k), null);
   }
 
   /**
-   * Starts the view of a transaction: reads the store's resourceVersion and, in the same query
-   * (one snapshot), the current rows of `keys`. `locked`: BEGIN IMMEDIATE was run before.
+   * Starts a locked (after BEGIN IMMEDIATE) or optimistic transaction: reads the store's
+   * resourceVersion and, in the same query (one snapshot), the current rows of `keys`.
    */
   static async open(
     conn: Connection,
+    mode: 'locked' | 'optimistic',
     keys: RowKey[],
     at: number,
-    locked: boolean,
   ): Promise<WriteTransaction> {
     const rows = await conn.all<{
       kind: string | null;
@@ -103,13 +113,18 @@ export class WriteTransaction {
       name: string;
       data: string;
       rv: number | null;
-    }>(PREFETCH, [JSON.stringify(keys.map((k) => [k.kind, k.ns, k.name]))]);
+    }>(PREFETCH, [keyList(keys)]);
     const head = rows.find((r) => r.kind === null);
-    const tx = new WriteTransaction(conn, head?.rv ?? 0, at, locked);
-    for (const k of keys) tx.#overlay.set(rowId(k), null);
-    for (const r of rows)
+    const tx = new WriteTransaction(conn, mode, keys, head?.rv ?? 0, at);
+    for (const r of rows) {
       if (r.kind !== null) tx.#overlay.set(rowId({ kind: r.kind, ns: r.ns, name: r.name }), r.data);
+    }
     return tx;
+  }
+
+  /** Starts a transaction that reads nothing: `keys` absent, the store at resourceVersion `rv`. */
+  static assume(conn: Connection, keys: RowKey[], rv: number, at: number): WriteTransaction {
+    return new WriteTransaction(conn, 'assumed', keys, rv, at);
   }
 
   /** The store's resourceVersion including the operations committed so far. */
@@ -134,7 +149,7 @@ export class WriteTransaction {
 
   /** Keys of the objects whose ownerReferences name `ownerUid`. */
   async dependents(ownerUid: string): Promise<RowKey[]> {
-    if (!this.#locked) throw new NeedsLock('a cascade reads dependents after earlier writes');
+    if (this.#mode !== 'locked') throw new NeedsLock('a cascade reads dependents after earlier writes');
     await this.flush(); // refs are maintained by triggers, so earlier operations must be in the file
     return this.#conn.all<RowKey>(DEPENDENTS, [ownerUid]);
   }
@@ -192,11 +207,23 @@ export class WriteTransaction {
     const rows = this.#unflushed;
     this.#unflushed = [];
     const json = JSON.stringify(rows.map(eventTuple));
-    if (this.#locked) {
+    if (this.#mode === 'locked') {
       await this.#conn.run(INSERT_EVENTS, [json]);
-    } else if ((await this.#conn.run(INSERT_EVENTS_IF_UNCHANGED, [json, this.#base])) !== rows.length) {
-      // Unlocked, this is the only flush, so nothing of the transaction is in the file.
-      throw new NeedsLock('another process wrote since the read');
+      return;
     }
+    const written =
+      this.#mode === 'optimistic'
+        ? await this.#conn.run(INSERT_EVENTS_IF_UNCHANGED, [json, this.#base])
+        : await this.#conn.run(INSERT_EVENTS_IF_UNCHANGED_AND_ABSENT, [
+            json,
+            this.#base,
+            keyList(this.#keys),
+          ]);
+    // Unlocked, this is the only flush, so nothing of the transaction is in the file.
+    if (written !== rows.length) throw new NeedsLock('the store changed since it was read');
   }
+}
+
+function keyList(keys: RowKey[]): string {
+  return JSON.stringify(keys.map((k) => [k.kind, k.ns, k.name]));
 }

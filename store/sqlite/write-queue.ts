@@ -16,6 +16,11 @@ import { NeedsLock, WriteTransaction, type RowKey } from './transaction.ts';
 export interface WriteOp<R> {
   /** Rows the operation will read first; fetched for the whole batch in one query. */
   keys: RowKey[];
+  /**
+   * The operation only needs its keys to be absent (a create), so a batch of such operations
+   * may skip the read and let the write check it.
+   */
+  createsOnly?: boolean;
   run(tx: WriteTransaction): Promise<R>;
 }
 
@@ -38,6 +43,11 @@ interface Outcome {
   value: unknown;
 }
 
+interface Result {
+  tx: WriteTransaction;
+  outcomes: Outcome[];
+}
+
 interface Pending {
   op: WriteOp<unknown>;
   resolve: (value: unknown) => void;
@@ -58,6 +68,8 @@ export class WriteQueue {
   #draining: Promise<void> | undefined;
   #lastCompactionRv = 0;
   #lastWrittenRv = 0;
+  /** The store's resourceVersion after this process's last write; undefined when unsure. */
+  #knownRv: number | undefined;
   #lastCompactionAt: number;
   #compactRequests: { policy: HistoryPolicy; dropped: number }[] = [];
 
@@ -98,16 +110,26 @@ export class WriteQueue {
 
   async #runBatch(): Promise<void> {
     const batch = this.#queue.splice(0, MAX_BATCH);
-    let result: { tx: WriteTransaction; outcomes: Outcome[] } | undefined;
+    let result: Result | undefined;
     try {
-      if (!this.#compactionDue()) result = await this.#runOptimistic(batch);
+      if (!this.#compactionDue()) {
+        if (this.#knownRv !== undefined && batch.every((p) => p.op.createsOnly)) {
+          result = await this.#runUnlocked(
+            batch,
+            WriteTransaction.assume(this.#conn, keysOf(batch), this.#knownRv, this.#opts.now()),
+          );
+        }
+        result ??= await this.#runUnlocked(batch, await this.#open('optimistic', batch));
+      }
       result ??= await this.#runLocked(batch);
     } catch (err) {
       // Not a StoreError of one operation: the transaction itself failed. Nothing was written.
+      this.#knownRv = undefined;
       for (const p of batch) p.reject(err);
       return;
     }
     this.#lastWrittenRv = result.tx.resourceVersion;
+    this.#knownRv = result.tx.resourceVersion;
     if (result.tx.events.length > 0) this.#opts.onCommit(result.tx.events);
     batch.forEach((p, i) => {
       const o = result.outcomes[i] as Outcome;
@@ -117,28 +139,29 @@ export class WriteQueue {
   }
 
   /**
-   * Two round trips instead of four: read without a lock, then write every event in one
-   * autocommit INSERT guarded by "the store is still at the version read" (see
-   * WriteTransaction.flush). Undefined when the batch needs the lock after all: another process
-   * wrote in between, or an operation needs to read mid-way (a cascading delete).
+   * Without a lock: the transaction has read (optimistic, one round trip) or assumed (none) the
+   * state, and writes every event in one autocommit INSERT guarded by "the store is still as read
+   * or assumed" (see WriteTransaction.flush). Undefined when the batch needs the lock after all:
+   * the store changed in between (another process wrote, or a create's name is taken), or an
+   * operation must read after writing (a cascading delete).
    */
-  async #runOptimistic(batch: Pending[]): Promise<{ tx: WriteTransaction; outcomes: Outcome[] } | undefined> {
-    const tx = await this.#open(batch, false);
+  async #runUnlocked(batch: Pending[], tx: WriteTransaction): Promise<Result | undefined> {
     try {
       const outcomes = await this.#runAll(tx, batch);
       await tx.flush();
       return { tx, outcomes };
     } catch (err) {
-      if (err instanceof NeedsLock || isBusy(err)) return undefined;
-      throw err;
+      if (!(err instanceof NeedsLock || isBusy(err))) throw err;
+      this.#knownRv = undefined;
+      return undefined;
     }
   }
 
   /** BEGIN IMMEDIATE … COMMIT: holds SQLite's write lock from the first read to the commit. */
-  async #runLocked(batch: Pending[]): Promise<{ tx: WriteTransaction; outcomes: Outcome[] }> {
+  async #runLocked(batch: Pending[]): Promise<Result> {
     await this.#begin();
     try {
-      const tx = await this.#open(batch, true);
+      const tx = await this.#open('locked', batch);
       const outcomes = await this.#runAll(tx, batch);
       await tx.flush();
       await this.#maybeCompact(tx.resourceVersion);
@@ -150,9 +173,8 @@ export class WriteQueue {
     }
   }
 
-  #open(batch: Pending[], locked: boolean): Promise<WriteTransaction> {
-    const keys = batch.flatMap((p) => p.op.keys);
-    return WriteTransaction.open(this.#conn, keys, this.#opts.now(), locked);
+  #open(mode: 'locked' | 'optimistic', batch: Pending[]): Promise<WriteTransaction> {
+    return WriteTransaction.open(this.#conn, mode, keysOf(batch), this.#opts.now());
   }
 
   async #runAll(tx: WriteTransaction, batch: Pending[]): Promise<Outcome[]> {
@@ -211,4 +233,8 @@ export class WriteQueue {
     const oldest = policy.maxAgeMs === undefined ? -1 : now - policy.maxAgeMs;
     return this.#conn.run(COMPACT, [rv, policy.maxEvents, oldest]);
   }
+}
+
+function keysOf(batch: Pending[]): RowKey[] {
+  return batch.flatMap((p) => p.op.keys);
 }
