@@ -3,7 +3,7 @@
 // within an hour, or at the reservation's `end_at` if earlier, and every viewer request checks again
 // that the sandbox still exists and its reservation is still active (so reservation edits and
 // deletions take effect at once). The signing secret is per deployment (see docs/api.md).
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Reservation, Sandbox } from '../crds/index.ts';
@@ -41,16 +41,45 @@ export function vncPath(sandboxId: string): string {
   return `/v1/sandboxes/${sandboxId}/vnc`;
 }
 
+/** A link minted this recently is handed out again instead of a new one (it has ≥ 59 min left). */
+const REUSE_MS = 60_000;
+
 export class ViewerTokens {
-  readonly #secret: Buffer;
+  // A KeyObject, not the raw bytes: HMAC with a Buffer key costs ~10 µs per call in key setup.
+  readonly #secret: KeyObject;
+  /** Recently minted links by sandbox uid: GET of a sandbox (which shows a link) stays cheap. */
+  readonly #recent = new Map<string, { minted: number; endAt: string | undefined; token: ViewerToken }>();
 
   constructor(secret: Buffer) {
     if (secret.length < 32) throw new Error('the viewer token secret must be at least 32 bytes');
-    this.#secret = secret;
+    this.#secret = createSecretKey(secret);
   }
 
   /** Mints a link for a running sandbox of an active reservation. */
   mint(sandbox: Sandbox, reservation: Reservation, now: number): ViewerToken {
+    const uid = sandbox.metadata.uid ?? '';
+    const recent = this.#recent.get(uid);
+    if (
+      recent &&
+      now - recent.minted < REUSE_MS &&
+      now >= recent.minted &&
+      recent.endAt === reservation.status?.endAt
+    ) {
+      return recent.token;
+    }
+    const token = this.#mint(sandbox, reservation, now);
+    if (this.#recent.size >= 10_000) this.#prune(now);
+    this.#recent.set(uid, { minted: now, endAt: reservation.status?.endAt, token });
+    return token;
+  }
+
+  #prune(now: number): void {
+    for (const [uid, r] of this.#recent)
+      if (now - r.minted >= REUSE_MS || now < r.minted) this.#recent.delete(uid);
+    if (this.#recent.size >= 10_000) this.#recent.clear();
+  }
+
+  #mint(sandbox: Sandbox, reservation: Reservation, now: number): ViewerToken {
     const endAt = reservation.status?.endAt ? Date.parse(reservation.status.endAt) : Infinity;
     const claims: Claims = {
       a: sandbox.metadata.namespace ?? '',

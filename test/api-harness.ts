@@ -7,6 +7,9 @@ import { API_VERSION, type Account, type Rate, type Reservation } from '../crds/
 import { openSqliteStore, type SqliteStore } from '../store/sqlite-store.ts';
 import type { Store } from '../store/store.ts';
 import { apiKeyResource, generateKey } from '../api/keys.ts';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildCustomerApp, type CustomerAppOptions } from '../api/app.ts';
+import { startSimFleet, type MiniDecl, type SimFleet } from './operator-fixtures.ts';
 
 export interface TempDir {
   dir: string;
@@ -110,4 +113,70 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+// ---- the customer API on a sim fleet under the real operator ----
+
+export interface ApiStack {
+  f: SimFleet;
+  app: FastifyInstance;
+  /** Calls the app with `Authorization: Bearer <key>` (no header when key is undefined). */
+  call(
+    key: string | undefined,
+    method: InjectOptions['method'],
+    url: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<LightMyRequestResponse>;
+  /** Buys a reservation through the API; returns its id and plaintext key. */
+  reserve(accountKey: string, body?: Record<string, unknown>): Promise<{ id: string; key: string }>;
+  cleanup(): Promise<void>;
+}
+
+export async function startApiStack(
+  minis: MiniDecl[] = [{ name: 'mini-1' }],
+  opts: Partial<CustomerAppOptions> = {},
+): Promise<ApiStack> {
+  const f = await startSimFleet(minis);
+  await f.poolsReady();
+  const app = await buildCustomerApp({
+    store: f.store,
+    drivers: { sim: f.sim },
+    clock: f.clock,
+    bootId: 'boot-1',
+    environment: 'test',
+    rateLimit: false,
+    ...opts,
+  });
+  const call: ApiStack['call'] = (key, method, url, body, headers = {}) =>
+    app.inject({
+      method,
+      url,
+      headers: { ...(key !== undefined && { authorization: `Bearer ${key}` }), ...headers },
+      ...(body !== undefined && { payload: body as string | object }),
+    });
+  return {
+    f,
+    app,
+    call,
+    async reserve(accountKey, body = {}) {
+      const r = await call(accountKey, 'POST', '/v1/reservations', { hours: 24, ...body });
+      if (r.statusCode !== 201) throw new Error(`reservation: ${r.statusCode} ${r.body}`);
+      const { id, key, status } = r.json<{ id: string; key: string; status: string }>();
+      if (status !== 'active') throw new Error(`reservation ${id} is ${status}`);
+      return { id, key };
+    },
+    async cleanup() {
+      await app.close();
+      await f.cleanup();
+    },
+  };
+}
+
+/** Counts of every kind the API writes, to prove that a refused request changed nothing. */
+export async function resourceCounts(store: Store): Promise<Record<string, number>> {
+  const kinds = ['Reservation', 'Sandbox', 'Snapshot', 'ApiKey', 'Account', 'VM'];
+  const out: Record<string, number> = {};
+  for (const k of kinds) out[k] = (await store.list(k)).items.length;
+  return out;
 }

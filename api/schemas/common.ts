@@ -1,7 +1,7 @@
 // Wire shapes shared by many routes: the error body, path parameters, command results.
 // Patterns, limits and enums come from crds/ so each is declared once.
 import type { Readable } from 'node:stream';
-import Type, { type TSchema } from 'typebox';
+import Type, { type TObject, type TSchema } from 'typebox';
 import { SANDBOX_ID_PATTERN } from '../../crds/sandbox.ts';
 
 export const ErrorBodySchema = Type.Object(
@@ -50,4 +50,15 @@ export function limitOf(schema: unknown, keyword: 'minimum' | 'maximum' | 'minLe
   const value = (schema as Record<string, unknown>)[keyword];
   if (typeof value !== 'number') throw new Error(`schema has no ${keyword}`);
   return value;
+}
+
+/**
+ * Marks the properties that have a default as optional on the wire (OpenAPI, validation), while the
+ * handler's type keeps them required: validation fills the default in before the handler runs.
+ */
+export function defaultsOptional<T extends TObject>(schema: T): T {
+  const props = schema.properties as Record<string, { default?: unknown }>;
+  const required = (schema.required as string[] | undefined) ?? [];
+  (schema as { required?: string[] }).required = required.filter((key) => props[key]?.default === undefined);
+  return schema;
 }

@@ -1,5 +1,6 @@
 // Wire shapes of the control endpoints: mouse, keyboard, screenshots, act, display, files.
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TProperties } from 'typebox';
+import { defaultsOptional } from './common.ts';
 
 const Coord = Type.Integer({ minimum: 0, maximum: 65535 });
 const Button = Type.Enum(['left', 'right', 'middle'], { default: 'left' });
@@ -15,72 +16,60 @@ const Keys = Type.String({
   description: 'Keys joined with `+`, e.g. `cmd+shift+4`.',
 });
 
-const strict = { additionalProperties: false } as const;
+/** A request body or query: unknown fields refused, fields with a default optional on the wire. */
+function request<P extends TProperties>(properties: P) {
+  return defaultsOptional(Type.Object(properties, { additionalProperties: false }));
+}
 
-export const ClickSchema = Type.Object(
-  {
-    x: Coord,
-    y: Coord,
-    button: Type.Enum(['left', 'right'], { default: 'left' }),
-    double: Type.Boolean({ default: false }),
-  },
-  strict,
-);
-export const MoveSchema = Type.Object({ x: Coord, y: Coord }, strict);
-export const DragSchema = Type.Object(
-  { startX: Coord, startY: Coord, endX: Coord, endY: Coord, button: Button },
-  strict,
-);
-export const ScrollSchema = Type.Object({ x: Coord, y: Coord, direction: Direction, amount: Amount }, strict);
-export const TypeSchema = Type.Object({ text: Text, delay: Type.Optional(Delay) }, strict);
-export const PressSchema = Type.Object({ key: KeyName, modifiers: Type.Optional(Modifiers) }, strict);
-export const HotkeySchema = Type.Object({ keys: Keys }, strict);
+export const ClickSchema = request({
+  x: Coord,
+  y: Coord,
+  button: Type.Enum(['left', 'right'], { default: 'left' }),
+  double: Type.Boolean({ default: false }),
+});
+export const MoveSchema = request({ x: Coord, y: Coord });
+export const DragSchema = request({ startX: Coord, startY: Coord, endX: Coord, endY: Coord, button: Button });
+export const ScrollSchema = request({ x: Coord, y: Coord, direction: Direction, amount: Amount });
+export const TypeSchema = request({ text: Text, delay: Type.Optional(Delay) });
+export const PressSchema = request({ key: KeyName, modifiers: Type.Optional(Modifiers) });
+export const HotkeySchema = request({ keys: Keys });
 
 export const PositionSchema = Type.Object({ x: Type.Integer(), y: Type.Integer() });
 
 /** Act: one action, selected by `type`, with the fields of the matching endpoint's body. */
 export const ActionSchema = Type.Union([
-  Type.Object({ type: Type.Literal('click'), ...ClickSchema.properties }, strict),
-  Type.Object({ type: Type.Literal('move'), ...MoveSchema.properties }, strict),
-  Type.Object({ type: Type.Literal('drag'), ...DragSchema.properties }, strict),
-  Type.Object({ type: Type.Literal('scroll'), ...ScrollSchema.properties }, strict),
-  Type.Object({ type: Type.Literal('type'), ...TypeSchema.properties }, strict),
-  Type.Object({ type: Type.Literal('key'), ...PressSchema.properties }, strict),
-  Type.Object({ type: Type.Literal('hotkey'), ...HotkeySchema.properties }, strict),
+  request({ type: Type.Literal('click'), ...ClickSchema.properties }),
+  request({ type: Type.Literal('move'), ...MoveSchema.properties }),
+  request({ type: Type.Literal('drag'), ...DragSchema.properties }),
+  request({ type: Type.Literal('scroll'), ...ScrollSchema.properties }),
+  request({ type: Type.Literal('type'), ...TypeSchema.properties }),
+  request({ type: Type.Literal('key'), ...PressSchema.properties }),
+  request({ type: Type.Literal('hotkey'), ...HotkeySchema.properties }),
 ]);
 export type Action = Static<typeof ActionSchema>;
 
-export const ActSchema = Type.Object(
-  {
-    action: ActionSchema,
-    screenshot_after: Type.Boolean({ default: true }),
-    screenshot_delay_ms: Type.Integer({ minimum: 0, maximum: 10_000, default: 100 }),
-  },
-  strict,
-);
+export const ActSchema = request({
+  action: ActionSchema,
+  screenshot_after: Type.Boolean({ default: true }),
+  screenshot_delay_ms: Type.Integer({ minimum: 0, maximum: 10_000, default: 100 }),
+});
 
 export const ActResultSchema = Type.Object({ ok: Type.Boolean(), action: Type.String() });
 
-export const ScreenshotQuery = Type.Object({ show_cursor: Type.Boolean({ default: false }) }, strict);
-export const RegionQuery = Type.Object(
-  {
-    x: Coord,
-    y: Coord,
-    width: Type.Integer({ minimum: 1, maximum: 65535 }),
-    height: Type.Integer({ minimum: 1, maximum: 65535 }),
-  },
-  strict,
-);
-export const CompressedQuery = Type.Object(
-  {
-    format: Type.Enum(['jpeg', 'png'], { default: 'jpeg' }),
-    quality: Type.Integer({ minimum: 1, maximum: 100, default: 80 }),
-    scale: Type.Optional(
-      Type.Number({ exclusiveMinimum: 0, maximum: 1, description: 'Scale factor in (0, 1].' }),
-    ),
-  },
-  strict,
-);
+export const ScreenshotQuery = request({ show_cursor: Type.Boolean({ default: false }) });
+export const RegionQuery = request({
+  x: Coord,
+  y: Coord,
+  width: Type.Integer({ minimum: 1, maximum: 65535 }),
+  height: Type.Integer({ minimum: 1, maximum: 65535 }),
+});
+export const CompressedQuery = request({
+  format: Type.Enum(['jpeg', 'png'], { default: 'jpeg' }),
+  quality: Type.Integer({ minimum: 1, maximum: 100, default: 80 }),
+  scale: Type.Optional(
+    Type.Number({ exclusiveMinimum: 0, maximum: 1, description: 'Scale factor in (0, 1].' }),
+  ),
+});
 
 export const DisplayInfoSchema = Type.Object({
   width: Type.Integer(),
@@ -111,13 +100,10 @@ export const WindowNodeSchema = Type.Object(
 
 export const WindowsSchema = Type.Object({ windows: Type.Array(WindowNodeSchema) });
 
-export const FilePathQuery = Type.Object(
-  {
-    path: Type.String({
-      minLength: 1,
-      maxLength: 4096,
-      description: 'Path inside the sandbox (relative: to the home).',
-    }),
-  },
-  strict,
-);
+export const FilePathQuery = request({
+  path: Type.String({
+    minLength: 1,
+    maxLength: 4096,
+    description: 'Path inside the sandbox (relative: to the home).',
+  }),
+});

@@ -12,6 +12,7 @@ import {
   type SandboxUse,
   type ScheduleRequest,
 } from '../../operator/scheduler/index.ts';
+import { holdsPlace } from '../../operator/sandbox/place.ts';
 import type { Principal } from '../auth.ts';
 import { ApiError, isErrorCode } from '../errors.ts';
 import type { SandboxCreate, SandboxCreated, SandboxInfo } from '../schemas/sandboxes.ts';
@@ -108,7 +109,10 @@ async function scheduleRequest(
     namespace: principal.account,
     name: body.snapshot,
   });
-  if (!snapshot || snapshot.metadata.deletionTimestamp) throw new ApiError('snapshot_not_found');
+  // As the reconciler sees it: a snapshot that failed to capture does not exist.
+  if (!snapshot || snapshot.metadata.deletionTimestamp || snapshot.status?.phase === 'failed') {
+    throw new ApiError('snapshot_not_found');
+  }
   const { phase, baseImage, diskGiB } = snapshot.status ?? {};
   if (phase !== 'ready' || baseImage === undefined || diskGiB === undefined)
     throw new ApiError('snapshot_not_ready');
@@ -133,8 +137,10 @@ async function refuseAtOnce(
   const result = schedule({
     minis: minis.flatMap((m) => (m ? [miniView(m)] : [])),
     vms: vms.items.filter((vm) => names.has(vm.spec.mini)),
+    // The same rule as the reconciler: a sandbox being deleted or failed holds no place (its VM,
+    // until discarded, still counts as a dirty VM).
     sandboxes: sandboxes.items.flatMap((s): SandboxUse[] => {
-      const use = sandboxUse(s);
+      const use = holdsPlace(s) ? sandboxUse(s) : undefined;
       return use && names.has(use.mini) ? [use] : [];
     }),
     request,
