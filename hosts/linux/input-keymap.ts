@@ -2,7 +2,9 @@
 // bound to a spare keycode (one whose row is empty) with ChangeKeyboardMapping, as xdotool does.
 // Unlike xdotool, the binding is kept (reused, evicted least-recently-used) rather than reverted
 // right after the keystroke: a client that looks the keycode up after the revert would see the
-// wrong character.
+// wrong character. Xvfb's map has ~19 spare keycodes, so a text with more distinct unmapped
+// characters (Greek, CJK) rebinds them, pausing before it reuses a keycode typed since the last pause.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DriverError } from '../driver.ts';
 import type { X11Connection } from './x11-connection.ts';
 
@@ -19,6 +21,13 @@ interface MappingNotify {
   count?: number;
 }
 
+/**
+ * How long apps get to read queued key events before a keycode they refer to is rebound. 40 ms was
+ * enough on an idle machine and not under a load of 10 on 2 cores (a GTK editor then typed later
+ * characters in place of earlier ones).
+ */
+const REBIND_PAUSE_MS = 200;
+
 /** The server's MappingNotify `request` value for a keyboard mapping change. */
 const MAPPING_KEYBOARD = 1;
 
@@ -31,6 +40,10 @@ export class Keymap {
   readonly #scratch = new Map<number, number>(); // keysym → keycode
   #spare: number[] = [];
   #ownChanges = new Set<number>();
+  /** When each spare keycode last typed its keysym (performance.now()). */
+  readonly #lastUse = new Map<number, number>();
+  /** End of the last rebinding pause: keys typed before it have been read by the apps. */
+  #settledAt = 0;
 
   private constructor(conn: X11Connection) {
     this.#conn = conn;
@@ -73,10 +86,13 @@ export class Keymap {
         // Mark as most recently used.
         this.#scratch.delete(keysym);
         this.#scratch.set(keysym, scratch);
+        this.#lastUse.set(scratch, performance.now());
       }
       return found;
     }
-    return { keycode: this.#bind(keysym), shifted: false };
+    const keycode = await this.#bind(keysym);
+    this.#lastUse.set(keycode, performance.now());
+    return { keycode, shifted: false };
   }
 
   /** Levels 0 (plain) and 1 (Shift) of the first group only; other levels need modifiers XTEST users rarely mean. */
@@ -90,7 +106,7 @@ export class Keymap {
     return undefined;
   }
 
-  #bind(keysym: number): number {
+  async #bind(keysym: number): Promise<number> {
     let keycode = this.#spare.shift();
     if (keycode === undefined) {
       const oldest = this.#scratch.entries().next();
@@ -99,6 +115,15 @@ export class Keymap {
       const [oldKeysym, oldKeycode] = oldest.value;
       this.#scratch.delete(oldKeysym);
       keycode = oldKeycode;
+      // Xlib and GDK apply a mapping change when they read it off the socket, possibly before they
+      // translate key events queued ahead of it: a keycode typed since the last pause is rebound
+      // only after another pause that lets the app consume those events. LRU order means one pause
+      // frees every binding at once, so a long text pauses once per spare-keycode-count new characters.
+      if ((this.#lastUse.get(keycode) ?? 0) >= this.#settledAt) {
+        await this.#conn.sync();
+        await sleep(REBIND_PAUSE_MS);
+        this.#settledAt = performance.now();
+      }
     }
     // Both levels carry the keysym so that a held Shift does not change the character.
     const row = new Array<number>(this.#perKeycode).fill(0);
