@@ -4,10 +4,11 @@
 // acknowledged write is durable; one commit per batch amortizes the round trips to the sqlite3
 // worker thread and the fsync over every write in it.
 //
-// A batch first runs optimistically (read, then one guarded INSERT that commits on its own: two
-// round trips) and falls back to BEGIN IMMEDIATE … COMMIT (four or more) when another process
-// wrote in between, when an operation must read after writing (cascading deletes), or when the
-// history is due for compaction.
+// A batch of creates first runs without reading (one guarded INSERT that commits on its own: one
+// round trip), any batch then optimistically (read, then the guarded INSERT: two), and finally
+// under BEGIN IMMEDIATE … COMMIT (four or more) when another process wrote in between, when an
+// operation must read after writing (cascading deletes), or when the history is due for
+// compaction. Each attempt that falls through has written nothing.
 import { StoreError } from '../store.ts';
 import { isBusy, type Connection } from './connection.ts';
 import type { EventRow } from './schema.ts';
