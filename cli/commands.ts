@@ -1,0 +1,16 @@
+// The CLI's commands, by id (oclif's explicit strategy: `sandbay accounts create` is `accounts:create`).
+import AccountsCreate from './commands/accounts/create.ts';
+import Apply from './commands/apply.ts';
+import Delete from './commands/delete.ts';
+import Describe from './commands/describe.ts';
+import Get from './commands/get.ts';
+import Server from './commands/server.ts';
+
+export const COMMANDS = {
+  server: Server,
+  apply: Apply,
+  get: Get,
+  describe: Describe,
+  delete: Delete,
+  'accounts:create': AccountsCreate,
+};
