@@ -7,6 +7,7 @@ import { ApiError } from '../errors.ts';
 import { SandboxParams, errorResponses } from '../schemas/common.ts';
 import { SshCredentialsSchema } from '../schemas/sandboxes.ts';
 import type { RouteOptions } from '../services/context.ts';
+import { endpointOf } from '../services/guests.ts';
 import { guestFor } from '../services/request.ts';
 import { sshPath } from '../services/sandboxes.ts';
 
@@ -63,7 +64,7 @@ export const connectivityRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async
     },
     async (request) => {
       const guest = await guestFor(ctx, request);
-      const { username, privateKey } = await guest.ssh();
+      const { username, privateKey } = await endpointOf('SSH', () => guest.ssh());
       const { sandboxID } = request.params;
       return { ssh_url: sshPath(sandboxID), username, private_key: privateKey };
     },

@@ -1,7 +1,7 @@
 // The data plane: control calls on a running sandbox go straight to its VM through the host driver
 // of the Mac it runs on (`drivers[mini.spec.driver].host(mini).guest(vm)`), not through resources.
 import type { Sandbox } from '../../crds/index.ts';
-import type { Guest } from '../../hosts/driver.ts';
+import { DriverError, type Guest } from '../../hosts/driver.ts';
 import { ApiError } from '../errors.ts';
 import type { ApiContext } from './context.ts';
 
@@ -24,4 +24,19 @@ export async function guestOf(ctx: ApiContext, sandbox: Sandbox): Promise<Guest>
     ...(mini.spec.credentialsRef !== undefined && { credentialsRef: mini.spec.credentialsRef }),
   });
   return host.guest(vm);
+}
+
+/**
+ * The VM's VNC or SSH endpoint. A VM without one (the sim driver's) is a VM the proxy cannot reach:
+ * 502, not the 404 a missing file would be.
+ */
+export async function endpointOf<T>(what: 'VNC' | 'SSH', get: () => Promise<T>): Promise<T> {
+  try {
+    return await get();
+  } catch (err) {
+    if (err instanceof DriverError && err.code === 'not_found') {
+      throw new ApiError('guest_unreachable', `The sandbox VM has no ${what} server: ${err.message}`);
+    }
+    throw err;
+  }
 }

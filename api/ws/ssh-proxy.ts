@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import { authenticate } from '../auth.ts';
 import type { ApiContext } from '../services/context.ts';
-import { guestOf } from '../services/guests.ts';
+import { endpointOf, guestOf } from '../services/guests.ts';
 import { findSandbox } from '../services/sandboxes.ts';
 import { connectTcp } from './connect.ts';
 import type { ProxyTarget } from './upgrade.ts';
@@ -18,7 +18,7 @@ export async function sshTarget(
   const principal = await authenticate(ctx.reads, request.headers.authorization, ctx.clock.now());
   const sandbox = await findSandbox(ctx, principal, sandboxId);
   const guest = await guestOf(ctx, sandbox);
-  const endpoint = await guest.ssh();
+  const endpoint = await endpointOf('SSH', () => guest.ssh());
   const tcp = await connectTcp(endpoint.host, endpoint.port);
   tcp.pause();
   return { kind: 'ssh', sandbox, tcp };

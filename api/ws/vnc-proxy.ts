@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import { ApiError } from '../errors.ts';
 import type { ApiContext } from '../services/context.ts';
-import { guestOf } from '../services/guests.ts';
+import { endpointOf, guestOf } from '../services/guests.ts';
 import { ByteReader } from './byte-reader.ts';
 import { connectTcp } from './connect.ts';
 import { acceptViewer, authenticateToServer, RfbError } from './rfb.ts';
@@ -66,7 +66,7 @@ export async function vncTarget(
     ctx.clock.now(),
   );
   const guest = await guestOf(ctx, grant.sandbox);
-  const endpoint = await guest.vnc();
+  const endpoint = await endpointOf('VNC', () => guest.vnc());
   const { tcp, rest } = await loginToVm(endpoint.host, endpoint.port, endpoint.password);
   return {
     kind: 'vnc',
