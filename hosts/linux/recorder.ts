@@ -104,7 +104,9 @@ export class Recorder {
         'ffmpeg',
       );
     }
-    void exited.then(() => this.#settle(store, id));
+    // A recorder that ends by itself (its time limit, the display gone) is settled right away; a
+    // recording deleted meanwhile has nothing left to settle.
+    void exited.then(() => this.#settle(store, id)).catch(() => undefined);
     return publicInfo(meta);
   }
 
@@ -161,6 +163,7 @@ export class Recorder {
   #spawn(file: string): ChildProcess {
     const t = this.#target();
     const display = t.display.startsWith(':') ? t.display : `:${t.display}`;
+    // prettier-ignore
     const args = [
       '-nostdin',
       '-loglevel', 'error',
@@ -175,7 +178,7 @@ export class Recorder {
       '-pix_fmt', 'yuv420p',
       '-movflags', '+faststart',
       '-y', file,
-    ]; // prettier-ignore
+    ];
     // Inside the VM's cgroup the recorder counts against the VM's CPU and memory, and no recorder
     // outlives the VM (its power-off kills every member of the cgroup).
     const cgroups = t.cgroupPath === undefined ? undefined : detectCgroups();
