@@ -3,7 +3,7 @@
 // zenity and gtk3-widget-factory for dialogs and widgets). The template is built once per image in
 // the data dir; each VM user gets its own copy of it as its overlay lower layer, owned by that user,
 // because overlayfs keeps the lower layer's owners and the VM user must own its files (chmod, ssh).
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   chmodSync,
   cpSync,
@@ -127,8 +127,7 @@ export function ensureTemplate(imagesDir: string, image: string): string {
   const files = templateFiles();
   const dir = join(imagesDir, image, `template-${templateStamp(files)}`);
   if (existsSync(dir)) return dir;
-  const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
+  const tmp = `${dir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   for (const f of files) {
     const p = join(tmp, f.path);
     mkdirSync(dirname(p), { recursive: true, mode: 0o755 });
@@ -136,7 +135,7 @@ export function ensureTemplate(imagesDir: string, image: string): string {
     chmodSync(p, f.mode);
   }
   chmodSync(tmp, 0o755);
-  renameSync(tmp, dir);
+  publish(tmp, dir);
   return dir;
 }
 
@@ -148,22 +147,22 @@ export function ensureUserLower(imagesDir: string, image: string, uid: number, g
   const template = ensureTemplate(imagesDir, image);
   const dir = join(imagesDir, image, 'lower', `${uid}-${template.slice(template.lastIndexOf('-') + 1)}`);
   if (existsSync(dir)) return dir;
-  const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
+  const tmp = `${dir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   mkdirSync(dirname(tmp), { recursive: true, mode: 0o700 });
   cpSync(template, tmp, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
   chownTree(tmp, uid, gid);
-  renameSync(tmp, dir);
+  publish(tmp, dir);
   return dir;
 }
 
-/** Lower dirs of `image` not in `inUse`, e.g. built for a template that has since changed. */
-export function unusedLowers(imagesDir: string, image: string, inUse: ReadonlySet<string>): string[] {
-  const root = join(imagesDir, image, 'lower');
-  if (!existsSync(root)) return [];
-  return readdirSync(root)
-    .map((n) => join(root, n))
-    .filter((p) => !inUse.has(p));
+/** Moves a fully built dir into place; if a concurrent builder got there first, keeps theirs. */
+function publish(tmp: string, dir: string): void {
+  try {
+    renameSync(tmp, dir);
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    if (!existsSync(dir)) throw e;
+  }
 }
 
 function chownTree(dir: string, uid: number, gid: number): void {
