@@ -174,6 +174,21 @@ describe('linux host', () => {
     );
   });
 
+  it('ships a terminal and a GTK text editor that open windows on the desktop', async () => {
+    const waitForWindow = (title: string) =>
+      `(for i in $(seq 100); do xwininfo -root -tree | grep -q '"${title}"' && exit 0; sleep 0.05; done; exit 1) || exit 1`;
+    const r = await ssh(
+      'a',
+      [
+        '(setsid text-editor ~/Desktop/README.txt >/dev/null 2>&1 &)',
+        '(setsid xterm -T Terminal >/dev/null 2>&1 &)',
+        waitForWindow('Text Editor'),
+        waitForWindow('Terminal'),
+      ].join('\n'),
+    );
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+  });
+
   it('sets the cgroup limits it is given and refuses to resize a running VM', async () => {
     expect(host.describe('a').cgroup.readLimits()).toMatchObject({ cpu: 2, memoryGiB: 4 });
     await expect(host.resizeVm('a', { cpu: 3, memoryGiB: 6 })).rejects.toMatchObject({
