@@ -1,5 +1,4 @@
 import { Command, Flags } from '@oclif/core';
-import { startServer } from '../../api/server.ts';
 import { DRIVERS } from '../../crds/index.ts';
 
 export default class Server extends Command {
@@ -28,6 +27,8 @@ export default class Server extends Command {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Server);
+    // Loaded here, not at the top: the other commands start faster without the server's modules.
+    const { startServer } = await import('../../api/server.ts');
     const server = await startServer({
       dataDir: flags['data-dir'],
       port: flags.port,

@@ -30,14 +30,16 @@ export abstract class AdminCommand extends Command {
     token?: string;
     'certificate-authority'?: string;
   }): AdminClient {
-    const server = flags.server ?? process.env.SANDBAY_URL ?? DEFAULT_ADMIN_URL;
-    const token = flags.token ?? process.env.SANDBAY_ADMIN_KEY ?? readIfPresent(DEFAULT_KEY_FILE);
+    // An empty environment variable counts as unset.
+    const env = (name: string) => process.env[name] || undefined;
+    const server = flags.server ?? env('SANDBAY_URL') ?? DEFAULT_ADMIN_URL;
+    const token = flags.token ?? env('SANDBAY_ADMIN_KEY') ?? readIfPresent(DEFAULT_KEY_FILE);
     if (!token) {
       this.error(
         `no admin key: pass --token, set SANDBAY_ADMIN_KEY, or run where ${DEFAULT_KEY_FILE} exists`,
       );
     }
-    const caFile = flags['certificate-authority'] ?? process.env.SANDBAY_CA;
+    const caFile = flags['certificate-authority'] ?? env('SANDBAY_CA');
     const ca = caFile !== undefined ? readFileSync(caFile, 'utf8') : readIfPresent(DEFAULT_CA_FILE);
     return new AdminClient({ server, token, ...(ca !== undefined && { ca }) });
   }
