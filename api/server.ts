@@ -64,8 +64,9 @@ export interface ServerParts {
 }
 
 /**
- * The parts this build of sandbay runs. Until the customer API and the operator exist, the customer
- * listener answers only `/health`, and no reconciler drives the fleet.
+ * The parts this build of sandbay runs. Until the customer API (`api/app.ts`: `buildCustomerApp`,
+ * `buildAdminRoutes`) and the operator (`operator/index.ts`: `startOperator`) are wired in here, the
+ * customer listener answers only `/health`, and no reconciler drives the fleet.
  */
 export const DEFAULT_PARTS: ServerParts = {
   buildCustomerApp: buildHealthOnlyApp,
