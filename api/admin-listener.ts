@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TlsMaterial } from './admin-tls.ts';
 
 const TLS_HANDSHAKE = 0x16;
+const FIRST_BYTE_TIMEOUT_MS = 30_000;
 
 export interface DualListener {
   port: number;
@@ -34,7 +35,10 @@ export async function listenHttpAndHttps(
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
+    // Until the first byte the HTTP servers' own timeouts do not apply: a silent client is dropped here.
+    socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, () => socket.destroy());
     socket.once('data', (first) => {
+      socket.setTimeout(0);
       socket.pause();
       socket.unshift(first);
       if (first[0] === TLS_HANDSHAKE) {
