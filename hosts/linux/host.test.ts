@@ -175,15 +175,16 @@ describe('linux host', () => {
   });
 
   it('ships a terminal and a GTK text editor that open windows on the desktop', async () => {
-    const waitForWindow = (title: string) =>
-      `(for i in $(seq 100); do xwininfo -root -tree | grep -q '"${title}"' && exit 0; sleep 0.05; done; exit 1) || exit 1`;
+    // A window shows in the tree as `"title": ("instance" "Class")`; bash retitles xterm, so match its class.
+    const waitForWindow = (text: string) =>
+      `(for i in $(seq 200); do xwininfo -root -tree | grep -qF '${text}' && exit 0; sleep 0.1; done; exit 1) || { echo "no ${text} window" >&2; exit 1; }`;
     const r = await ssh(
       'a',
       [
         '(setsid text-editor ~/Desktop/README.txt >/dev/null 2>&1 &)',
-        '(setsid xterm -T Terminal >/dev/null 2>&1 &)',
-        waitForWindow('Text Editor'),
-        waitForWindow('Terminal'),
+        '(setsid xterm >/dev/null 2>&1 &)',
+        waitForWindow('"Text Editor"'),
+        waitForWindow('("xterm" "XTerm")'),
       ].join('\n'),
     );
     expect(r).toMatchObject({ code: 0, stderr: '' });
@@ -214,18 +215,22 @@ describe('linux host', () => {
   });
 
   it('leaves no process, temp file or IPC object of the VM after delete, even ones that left its session', async () => {
+    // A process that leaves the session (its own session, no terminal), files in shared temp dirs,
+    // and System V IPC objects: all outlive their creator unless the driver sweeps them.
     const made = await ssh(
       'b',
       [
-        'setsid nohup sleep 600 >/dev/null 2>&1 < /dev/null &',
-        'echo secret > /tmp/b-note && echo secret > /dev/shm/b-note',
-        `perl -e 'print shmget(0, 4096, 0600 | 01000), " ", semget(0, 1, 0600 | 01000)'`,
+        `setsid sh -c 'echo $$ > /tmp/b-sleeper; exec sleep 600' >/dev/null 2>&1 < /dev/null &`,
+        'for i in $(seq 100); do [ "$(cat /proc/$(cat /tmp/b-sleeper 2>/dev/null)/comm 2>/dev/null)" = sleep ] && break; sleep 0.05; done',
+        'echo secret > /dev/shm/b-note',
+        `perl -e 'print shmget(0, 4096, 0600 | 01000), " ", semget(0, 1, 0600 | 01000), " "'`,
+        'cat /tmp/b-sleeper',
       ].join('\n'),
     );
-    const [shmId, semId] = made.stdout.split(' ');
+    const [shmId, semId, sleeperPid] = made.stdout.trim().split(' ');
     const { record, pids, cgroup } = host.describe('b');
-    const sleeper = liveUserPids(record.uid).filter((pid) => comm(pid) === 'sleep');
-    expect(sleeper).toHaveLength(1);
+    expect(comm(Number(sleeperPid))).toBe('sleep');
+    const sleeper = [Number(sleeperPid)];
     const members = cgroup.pids();
     expect(members).toEqual(expect.arrayContaining([...pids, ...sleeper]));
     expect(readFileSync('/proc/sysvipc/shm', 'utf8')).toMatch(new RegExp(`^\\s*\\d+\\s+${shmId}\\s`, 'm'));
@@ -234,7 +239,7 @@ describe('linux host', () => {
     expect(liveUserPids(record.uid)).toEqual([]);
     expect(members.filter(alive)).toEqual([]);
     expect(isMounted(record.home)).toBe(false);
-    expect(existsSync('/tmp/b-note') || existsSync('/dev/shm/b-note')).toBe(false);
+    expect(existsSync('/tmp/b-sleeper') || existsSync('/dev/shm/b-note')).toBe(false);
     expect(readFileSync('/proc/sysvipc/shm', 'utf8')).not.toMatch(
       new RegExp(`^\\s*\\d+\\s+${shmId}\\s`, 'm'),
     );
