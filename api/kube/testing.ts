@@ -29,9 +29,12 @@ export async function openKubeFixture(opts: { now?: () => Date } = {}): Promise<
     token: key.plaintext,
     headers: { authorization: `Bearer ${key.plaintext}` },
     async close() {
-      await app.close();
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
+      try {
+        await app.close();
+        await store.close();
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     },
   };
 }
