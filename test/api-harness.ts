@@ -136,8 +136,9 @@ export interface ApiStack {
 export async function startApiStack(
   minis: MiniDecl[] = [{ name: 'mini-1' }],
   opts: Partial<CustomerAppOptions> = {},
+  fleet: Parameters<typeof startSimFleet>[1] = {},
 ): Promise<ApiStack> {
-  const f = await startSimFleet(minis);
+  const f = await startSimFleet(minis, fleet);
   await f.poolsReady();
   const app = await buildCustomerApp({
     store: f.store,
