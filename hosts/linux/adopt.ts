@@ -107,8 +107,7 @@ async function adoptOne(
   if (!isMounted(paths.disk) || !isMounted(record.home)) {
     say('its disk is gone (machine restarted?); it gets a fresh one from its image');
     await stopAll(entry);
-    await unmount(record.home);
-    await unmount(paths.disk);
+    await unmount(record.home, paths.disk);
     entry.record.lower = ensureUserLower(ctx.imagesDir, record.image, record.uid, record.gid);
     await mountHome({
       ...entry.record,

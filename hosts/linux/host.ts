@@ -216,18 +216,8 @@ export class LinuxHost implements Host {
   async #stop(e: VmEntry): Promise<void> {
     e.stopping = true;
     try {
-      const guest = e.guest;
-      e.guest = undefined;
-      e.runtime = undefined;
-      await guest
-        ?.close?.()
-        .catch((err: unknown) => this.#opts.log(`VM ${e.record.name}: guest close: ${String(err)}`));
-      await powerOff({
-        cgroup: e.cgroup,
-        uid: e.record.uid,
-        procs: Object.values(e.procs),
-        runtimeDir: e.paths.runtimeDir,
-      });
+      await this.#closeGuest(e);
+      await powerOff(this.#target(e));
       e.procs = {};
       const { display: _d, pids: _p, ...rest } = e.record;
       e.record = { ...rest, state: 'stopped' };
@@ -247,15 +237,32 @@ export class LinuxHost implements Host {
   }
 
   async #destroy(e: VmEntry): Promise<void> {
-    await this.#stop(e);
-    await destroyVmFiles(this.ctx, {
-      slot: e.record.slot,
-      home: e.record.home,
-      cgroup: e.cgroup,
-      paths: e.paths,
-    });
+    e.stopping = true;
+    await this.#closeGuest(e);
+    const { record, paths, cgroup } = e;
+    await powerOff(this.#target(e), () =>
+      destroyVmFiles(this.ctx, { slot: record.slot, home: record.home, cgroup, paths }),
+    );
     this.ctx.slots.release(e.claim);
-    this.#vms.delete(e.record.name);
+    this.#vms.delete(record.name);
+  }
+
+  async #closeGuest(e: VmEntry): Promise<void> {
+    const guest = e.guest;
+    e.guest = undefined;
+    e.runtime = undefined;
+    await guest
+      ?.close?.()
+      .catch((err: unknown) => this.#opts.log(`VM ${e.record.name}: guest close: ${String(err)}`));
+  }
+
+  #target(e: VmEntry) {
+    return {
+      cgroup: e.cgroup,
+      uid: e.record.uid,
+      procs: Object.values(e.procs),
+      runtimeDir: e.paths.runtimeDir,
+    };
   }
 
   async exportDelta(name: string, file: string): Promise<DeltaInfo> {

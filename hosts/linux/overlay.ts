@@ -53,20 +53,14 @@ export async function mountHome(l: HomeLayers): Promise<void> {
   }
 }
 
-/** Unmounts the merged home and the disk under it; the delta is gone afterwards. */
-export async function unmountHome(disk: string, home: string): Promise<void> {
-  await unmount(home);
-  await unmount(disk);
-}
-
-/** Unmounts `dir` if something is mounted there; lazily when it is still busy. */
-export async function unmount(dir: string): Promise<void> {
-  while (isMounted(dir)) {
+/** Unmounts each of `dirs` that is a mount point, in order, with one `umount` (lazily when busy). */
+export async function unmount(...dirs: string[]): Promise<void> {
+  for (let mounted = dirs.filter(isMounted); mounted.length > 0; mounted = dirs.filter(isMounted)) {
     try {
-      await run('umount', [dir]);
+      await run('umount', mounted);
     } catch (e) {
       if (!(e instanceof DriverError && /busy/i.test(e.message))) throw e;
-      await run('umount', ['-l', dir]);
+      await run('umount', ['-l', ...mounted]);
     }
   }
 }

@@ -103,16 +103,20 @@ export interface PowerOffTarget {
   runtimeDir?: string;
 }
 
-/** Kills every process of the VM and waits until they are gone; sweeps what they leave behind. */
-export async function powerOff(t: PowerOffTarget): Promise<void> {
+/**
+ * Kills every process of the VM and waits until they are gone; sweeps what they leave behind.
+ * `meanwhile` is more work that needs the processes gone (unmounting the disk), run alongside the
+ * slowest part of the sweep (ipcrm freeing x11vnc's ~40 segments).
+ */
+export async function powerOff(t: PowerOffTarget, meanwhile?: () => Promise<void>): Promise<void> {
   const pids = new Set(t.procs.map((p) => p.pid));
   for (const pid of t.cgroup?.pids() ?? []) pids.add(pid);
   await t.cgroup?.killAll();
   await killUserProcesses(t.uid);
   for (const p of t.procs) p.kill();
   await Promise.all(t.procs.map((p) => p.exited));
-  await removeShm(t.uid, [...pids]);
   // Also what a SIGKILLed Xvfb leaves (its lock and socket in /tmp): another user's Xvfb could not reuse the number.
   removeUserTempFiles(t.uid);
   if (t.runtimeDir) rmSync(t.runtimeDir, { recursive: true, force: true });
+  await Promise.all([removeShm(t.uid, [...pids]), meanwhile?.()]);
 }

@@ -120,7 +120,7 @@ export async function sweepSlot(ctx: SetupContext, claim: SlotClaim): Promise<vo
   const cgroup = vmCgroup(ctx, user);
   if (u) await powerOff({ cgroup, uid: u.uid, procs: [], runtimeDir: `/run/user/${u.uid}` });
   else await cgroup.killAll();
-  for (const m of claim.mounts) await unmount(m);
+  await unmount(...claim.mounts);
 }
 
 /** Removes a VM's mounts, cgroup, keys and files (its processes must be gone). */
@@ -128,8 +128,7 @@ export async function destroyVmFiles(
   ctx: SetupContext,
   vm: { slot: number; home: string; cgroup: VmCgroup; paths: VmPaths },
 ): Promise<void> {
-  await unmount(vm.home);
-  await unmount(vm.paths.disk);
+  await unmount(vm.home, vm.paths.disk);
   vm.cgroup.remove();
   rmSync(vm.paths.authorizedKeys, { force: true });
   rmSync(vm.paths.dir, { recursive: true, force: true });
