@@ -1,4 +1,16 @@
 // The linux host driver: each VM is a real Linux desktop on this machine (see DESIGN.md, hosts/).
+// Every host of this driver is this machine (HostRef.address is not used); several hosts, and
+// several drivers with different data dirs, share the machine's VM slots (users, loopback addresses).
+//
+//   const driver = createLinuxDriver({ dataDir: '/var/lib/sandbay/linux' });
+//   const host = driver.host({ name: 'local', address: '127.0.0.1', model: 'm4' });
+//   await host.createVm({ name: 'vm-1', image: 'base-macos-26', cpu: 5, memoryGiB: 8 });
+//   await host.startVm('vm-1');             // desktop, VNC and SSH answer on 127.0.1.N
+//   const guest = host.guest('vm-1');       // screenshots, input, exec, files, recordings
+//   await driver.close();                   // powers every VM off (discardOnClose: deletes them)
+//
+// Needs root (users, mounts, cgroups) and the packages of scripts/setup.sh; what is missing is named
+// by the first call.
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { MacModel } from '../../crds/index.ts';
