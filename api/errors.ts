@@ -168,7 +168,8 @@ export function toApiError(err: unknown): ApiError {
 /** The one error handler: logs server-side failures once, answers JSON `{error, message}`. */
 export function errorHandler(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const apiErr = toApiError(err);
-  if (apiErr.status >= 500) request.log.error({ err }, 'request failed');
+  if (apiErr.code === 'internal_error') request.log.error({ err }, 'request failed');
+  else if (apiErr.status >= 500) request.log.warn({ code: apiErr.code }, apiErr.message);
   else request.log.info({ code: apiErr.code }, apiErr.message);
   return reply.code(apiErr.status).type('application/json; charset=utf-8').send(apiErr.toJSON());
 }

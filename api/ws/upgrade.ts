@@ -66,7 +66,7 @@ export function attachWebSocketProxies(
     reqLog.info({ method: request.method, url: url.pathname, kind }, 'websocket upgrade');
     const connection = serve(kind, sandboxId, request, socket, head, url, reqLog).catch((err: unknown) => {
       const apiErr = toApiError(err);
-      if (apiErr.status >= 500) reqLog.error({ err }, 'websocket proxy failed');
+      if (apiErr.code === 'internal_error') reqLog.error({ err }, 'websocket proxy failed');
       else reqLog.info({ code: apiErr.code }, apiErr.message);
       writeHttpError(socket, apiErr);
     });
