@@ -713,7 +713,8 @@ export function runStoreConformance({ name, open }: ConformanceOptions): void {
         expect(events.events).toEqual([]);
       });
 
-      it('ends a watch with a malformed selector or resourceVersion with BadRequest', async () => {
+      it('ends a watch of an unknown kind, or with a malformed selector or resourceVersion, with BadRequest', async () => {
+        expect(isStoreError(await watch('Bogus').done, 'BadRequest')).toBe(true);
         expect(isStoreError(await watch('Sandbox', { labelSelector: 'a in b' }).done, 'BadRequest')).toBe(
           true,
         );

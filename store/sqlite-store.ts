@@ -158,9 +158,17 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       >;
     },
 
+    // Bad input (unknown kind, malformed selector or version) ends the watch through `done`, like
+    // Expired does, so that a caller handles every failure in one place.
     watch(kind, opts, onEvent) {
       open();
-      return hub.watch(resolveKind(kind), opts, onEvent as Parameters<WatchHub['watch']>[2]);
+      let def: KindDefinition;
+      try {
+        def = resolveKind(kind);
+      } catch (err) {
+        return { stop: () => undefined, done: Promise.resolve(err as StoreError) };
+      }
+      return hub.watch(def, opts, onEvent as Parameters<WatchHub['watch']>[2]);
     },
 
     async compact(policy) {
