@@ -191,6 +191,14 @@ describe('sqlite store', () => {
     await expect(store.get({ kind: 'Task', namespace: 'acct', name: 'a' })).rejects.toThrow(/closed/);
   });
 
+  it('closes while watches are still replaying history (no SQLITE_BUSY)', async () => {
+    const store = await openSqliteStore({ file: tempFile() });
+    await Promise.all(Array.from({ length: 200 }, (_, i) => store.create(task(`t${i}`))));
+    const watches = Array.from({ length: 5 }, () => store.watch('Task', { resourceVersion: '1' }, () => {}));
+    await expect(store.close()).resolves.toBeUndefined();
+    for (const w of watches) expect(await w.done).toBeUndefined();
+  });
+
   it('ends a watch whose callback throws, with that error', async () => {
     const store = await open({ file: tempFile() });
     const w = store.watch('Task', {}, () => {

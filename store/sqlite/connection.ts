@@ -17,6 +17,8 @@ export interface Durability {
 export class Connection {
   readonly #db: sqlite3.Database;
   readonly #statements = new Map<string, sqlite3.Statement>();
+  /** Statements still running; close() lets them settle (a watch replaying history, say). */
+  readonly #inFlight = new Set<Promise<unknown>>();
 
   private constructor(db: sqlite3.Database) {
     this.#db = db;
@@ -53,19 +55,30 @@ export class Connection {
 
   /** Runs a statement that returns no rows; resolves with the number of changed rows. */
   run(sql: string, params: SqlValue[] = []): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.#prepared(sql).run(params, function (err) {
-        if (err) reject(err);
-        else resolve(this.changes);
-      });
-    });
+    return this.#track(
+      new Promise((resolve, reject) => {
+        this.#prepared(sql).run(params, function (err) {
+          if (err) reject(err);
+          else resolve(this.changes);
+        });
+      }),
+    );
   }
 
   /** Runs a query to completion and resolves with every row. */
   all<Row>(sql: string, params: SqlValue[] = []): Promise<Row[]> {
-    return new Promise((resolve, reject) => {
-      this.#prepared(sql).all<Row>(params, (err, rows) => (err ? reject(err) : resolve(rows)));
-    });
+    return this.#track(
+      new Promise((resolve, reject) => {
+        this.#prepared(sql).all<Row>(params, (err, rows) => (err ? reject(err) : resolve(rows)));
+      }),
+    );
+  }
+
+  #track<T>(work: Promise<T>): Promise<T> {
+    this.#inFlight.add(work);
+    const settle = () => this.#inFlight.delete(work);
+    work.then(settle, settle);
+    return work;
   }
 
   /** Runs one or more statements without parameters (schema, pragmas). */
@@ -74,6 +87,8 @@ export class Connection {
   }
 
   async close(): Promise<void> {
+    // Closing with a statement still running fails with SQLITE_BUSY ("unfinalized statements").
+    await Promise.allSettled([...this.#inFlight]);
     await Promise.all(
       [...this.#statements.values()].map((s) => new Promise<void>((resolve) => s.finalize(() => resolve()))),
     );
