@@ -151,6 +151,8 @@ export async function startOperator(opts: StartOperatorOptions): Promise<Running
     reconcile: snapshotReconciler(ctx),
   });
 
+  // Every cache synced before any controller reconciles: reconcilers read kinds they do not watch.
+  await Promise.all((Object.values(informers) as Informer[]).map((inf) => inf.start()));
   await Promise.all(Object.values(controllers).map((c) => c.start()));
   const local = opts.localMini ?? opts.drivers.linux !== undefined;
   if (local) {

@@ -254,4 +254,34 @@ describe('sandboxes', () => {
       await store2.close();
     }
   });
+
+  it('a claim whose sandbox status was lost to a crash is adopted on restart with the boot that was chosen', async () => {
+    await reserved('m4');
+    await f.stopOperator();
+    const sb = await f.createSandbox('acme', { reservation: 'r1' });
+    const vm = (await f.vms('mini-1')).find((v) => v.status?.phase === 'warm')!;
+    // What place() writes before its status write: the conditional claim with the chosen boot.
+    await f.store.update<VM>({
+      ...vm,
+      metadata: { ...vm.metadata, annotations: { 'sandbay.io/boot': 'warm' } },
+      spec: { ...vm.spec, sandbox: `acme/${sb.metadata.name}` },
+    });
+    const { startOperator } = await import('../operator/index.ts');
+    f.op = await startOperator({
+      store: f.store,
+      drivers: { sim: f.sim },
+      blobDir: `${f.dir}/blobs`,
+      clock: f.clock,
+    });
+    const running = await f.sandboxSettled('acme', sb.metadata.name);
+    expect(running.status).toMatchObject({
+      phase: 'running',
+      boot: 'warm',
+      vm: vm.metadata.name,
+      cpu: 5,
+      memoryGiB: 8,
+    });
+    const claims = (await f.vms()).filter((v) => v.spec.sandbox === `acme/${sb.metadata.name}`);
+    expect(claims).toHaveLength(1);
+  });
 });

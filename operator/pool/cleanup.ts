@@ -34,6 +34,8 @@ export async function collectGarbage(ctx: OperatorContext, live: VM[], view: Hos
   const known = new Set(live.map((vm) => vm.metadata.name));
   for (const name of view.names()) {
     if (known.has(name)) continue;
+    // Deleting a VM is not undoable: ask the store itself, not only the cache, before calling it a leak.
+    if (await ctx.store.get({ kind: 'VM', name })) continue;
     ctx.logger.info({ vm: name }, 'deleting a host VM no resource owns');
     await view.remove(name);
   }

@@ -50,10 +50,13 @@ export class Controller {
       ...(opts.clock !== undefined && { clock: opts.clock }),
       ...(opts.backoffClock !== undefined && { backoffClock: opts.backoffClock }),
       logger,
+      // No reconcile runs before every cache it reads has synced (controller-runtime's
+      // WaitForCacheSync): a reconcile on a half-filled cache would act on objects it cannot see.
+      paused: true,
     });
   }
 
-  /** Registers handlers, starts the informers (idempotent) and resolves once all have synced. */
+  /** Registers handlers, starts the informers (idempotent), and once all have synced starts reconciling. */
   async start(): Promise<void> {
     if (this.#started) return;
     this.#started = true;
@@ -71,6 +74,7 @@ export class Controller {
       });
     }
     await Promise.all([primary.start(), ...watches.map((w) => w.informer.start())]);
+    this.queue.resume();
   }
 
   enqueue(key: string): void {

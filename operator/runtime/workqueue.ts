@@ -34,6 +34,8 @@ export interface WorkQueueOptions {
    */
   backoffClock?: Clock;
   logger?: Logger;
+  /** Hold keys without processing them until `resume()` (a controller waits for its caches). */
+  paused?: boolean;
 }
 
 export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 5, maxMs: 30_000 };
@@ -86,6 +88,7 @@ export class WorkQueue {
   readonly #delayed = new Map<string, { at: number; timer: Timer; clock: Clock }>();
   readonly #inFlight = new Set<Promise<void>>();
   #shuttingDown = false;
+  #paused: boolean;
   #idleWaiters: (() => void)[] = [];
 
   constructor(opts: WorkQueueOptions) {
@@ -96,6 +99,13 @@ export class WorkQueue {
     this.#clock = opts.clock ?? systemClock;
     this.#backoffClock = opts.backoffClock ?? this.#clock;
     this.#log = (opts.logger ?? silentLogger).child({ queue: opts.name });
+    this.#paused = opts.paused ?? false;
+  }
+
+  /** Starts processing the keys held while paused. */
+  resume(): void {
+    this.#paused = false;
+    this.#pump();
   }
 
   /** Queues a key now. No-op when it is already waiting or the queue is shutting down. */
@@ -159,7 +169,7 @@ export class WorkQueue {
 
   /** Resolves when nothing is queued or running (delayed keys may remain). */
   whenIdle(): Promise<void> {
-    if (this.#fifo.length === 0 && this.#processing.size === 0) return Promise.resolve();
+    if ((this.#fifo.length === 0 || this.#paused) && this.#processing.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
@@ -182,7 +192,7 @@ export class WorkQueue {
   }
 
   #pump(): void {
-    while (!this.#shuttingDown && this.#processing.size < this.#concurrency) {
+    while (!this.#shuttingDown && !this.#paused && this.#processing.size < this.#concurrency) {
       const key = this.#fifo.shift();
       if (key === undefined) break;
       this.#dirty.delete(key);

@@ -16,6 +16,12 @@ import { Indexes, reservationKeyOf, sandboxKeyOf, type OperatorContext } from '.
 import type { ClaimsInFlight } from './claims.ts';
 import { patchSandboxStatus, readyCondition } from './status.ts';
 
+/**
+ * On a claimed VM: `warm` or `cold`, as the scheduler decided. Written with the claim, so a sandbox
+ * whose status write was lost to a crash right after its claim reports the right boot on recovery.
+ */
+export const BOOT_ANNOTATION = 'sandbay.io/boot';
+
 export type PlaceOutcome =
   | { placed: true }
   | { placed: false; wait: true }
@@ -86,6 +92,10 @@ export async function place(
     const { snapshot: _old, ...spec } = vm.spec;
     claimed = await ctx.client.update<VM>({
       ...vm,
+      metadata: {
+        ...vm.metadata,
+        annotations: { ...vm.metadata.annotations, [BOOT_ANNOTATION]: choice.boot },
+      },
       spec: {
         ...spec,
         sandbox: key,

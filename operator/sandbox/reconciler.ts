@@ -6,7 +6,7 @@ import { ConditionTypes, Finalizers, Reasons, SANDBOX_FAILURES, findCondition } 
 import { Indexes, sandboxKeyOf, type OperatorContext } from '../context.ts';
 import type { ReconcileFn, ReconcileResult } from '../runtime/index.ts';
 import { ClaimsInFlight } from './claims.ts';
-import { place } from './place.ts';
+import { BOOT_ANNOTATION, place } from './place.ts';
 import { reapIfIdle } from './reaper.ts';
 import { releaseVm } from './release.ts';
 import { patchSandboxStatus, readyCondition, sandboxPhase } from './status.ts';
@@ -51,6 +51,7 @@ async function ensureFinalizer(ctx: OperatorContext, sb: Sandbox): Promise<Sandb
 /** Tracks the claimed VM: booted → running; boot failed or host down → failed (and released). */
 async function follow(ctx: OperatorContext, sb: Sandbox, vm: VM): Promise<ReconcileResult | void> {
   const key = sandboxKeyOf(sb);
+  if (sandboxPhase(sb) === 'pending') return adoptClaim(ctx, sb, vm);
   if (vm.status?.phase === 'down') {
     const booted = findCondition(vm.status.conditions, ConditionTypes.Booted);
     const code = booted?.status === 'False' && booted.reason === 'vm_lost' ? 'vm_lost' : 'host_down';
@@ -77,6 +78,42 @@ async function follow(ctx: OperatorContext, sb: Sandbox, vm: VM): Promise<Reconc
     readyCondition('True', Reasons.Running),
   );
   return reapIfIdle(ctx, running);
+}
+
+/**
+ * A claim whose sandbox status was never written (the process died between the two writes): the
+ * status catches up from the VM, with the boot the scheduler chose (recorded on the claim).
+ */
+async function adoptClaim(ctx: OperatorContext, sb: Sandbox, vm: VM): Promise<void> {
+  const boot = vm.metadata.annotations?.[BOOT_ANNOTATION] === 'warm' ? 'warm' : 'cold';
+  const placement = {
+    boot,
+    vm: vm.metadata.name,
+    mini: vm.spec.mini,
+    cpu: vm.spec.cpu,
+    memoryGiB: vm.spec.memoryGiB,
+  } as const;
+  ctx.logger.info(
+    { sandbox: sandboxKeyOf(sb), vm: vm.metadata.name, boot },
+    'adopting a claim made before a restart',
+  );
+  if (boot === 'warm' && vm.status?.vmIp !== undefined) {
+    await patchSandboxStatus(
+      ctx,
+      sb,
+      'claimWarm',
+      { ...placement, vmIp: vm.status.vmIp, lastActive: new Date(ctx.clock.now()).toISOString() },
+      readyCondition('True', Reasons.Running),
+    );
+  } else {
+    await patchSandboxStatus(
+      ctx,
+      sb,
+      'claimCold',
+      placement,
+      readyCondition('False', Reasons.Booted, 'booting'),
+    );
+  }
 }
 
 /** Fails the sandbox with a code the API maps to HTTP, then releases whatever VM it holds. */

@@ -3,6 +3,7 @@
 // yet re-cloned), so it is never handed to anyone else before a fresh clone replaces it.
 import type { VM } from '../../crds/index.ts';
 import type { OperatorContext } from '../context.ts';
+import { BOOT_ANNOTATION } from './place.ts';
 
 export async function releaseVm(ctx: OperatorContext, sandbox: string, vm: VM): Promise<void> {
   if (vm.spec.sandbox !== sandbox) return;
@@ -16,6 +17,7 @@ export async function releaseVm(ctx: OperatorContext, sandbox: string, vm: VM): 
     });
   }
   const { sandbox: _claim, snapshot: _snapshot, ...spec } = current.spec;
-  await ctx.client.update<VM>({ ...current, spec });
+  const { [BOOT_ANNOTATION]: _boot, ...annotations } = current.metadata.annotations ?? {};
+  await ctx.client.update<VM>({ ...current, metadata: { ...current.metadata, annotations }, spec });
   ctx.enqueue.pool(vm.spec.mini);
 }

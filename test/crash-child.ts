@@ -1,0 +1,306 @@
+// The process the crash test kills: the SQLite store, the operator and the sim Macs in one
+// process, as `sandbay server` runs them, plus a client storm of creates and deletes.
+//
+//   node test/crash-child.ts <dir> storm   runs until SIGKILLed; prints `ACK <name>` once a sandbox
+//                                          runs, `DELETING <name>` before asking to delete it and
+//                                          `DEL <name>` once the deletion is written
+//   node test/crash-child.ts <dir> check   settles, prints `REPORT <json>`, deletes every sandbox,
+//                                          waits for the pools, prints `FINAL <json>`, exits
+//
+// The sim's Macs live in memory, but real Macs outlive a crash of the control plane. So the sim is
+// journaled: after every host operation that changes a VM (whether it succeeded or failed), the
+// state of every sim Mac is written to `sim-state.json` (write + rename), before the operator hears
+// back. On start the journal is replayed into a fresh sim (each VM cloned again, booted if it was
+// running). A host never knows less than the store says it did; it may know more (an operation
+// that finished just before the kill), which is what the operator must reconcile.
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  API_VERSION,
+  type Account,
+  type Mini,
+  type Reservation,
+  type Sandbox,
+  type VM,
+} from '../crds/index.ts';
+import type { Driver, Host, HostRef } from '../hosts/driver.ts';
+import { createSimDriver } from '../hosts/sim/index.ts';
+import { startOperator, type RunningOperator } from '../operator/index.ts';
+import { pino } from 'pino';
+import { openSqliteStore, type SqliteStore } from '../store/sqlite-store.ts';
+
+const MINIS = 6;
+const TIMINGS = {
+  cloneMs: 15,
+  bootMs: 25,
+  resizeMs: 5,
+  stopMs: 10,
+  deleteMs: 10,
+  exportMs: 10,
+  importMs: 10,
+};
+const MUTATING = new Set(['createVm', 'resizeVm', 'startVm', 'stopVm', 'deleteVm', 'importDelta']);
+const SIZES: Partial<Sandbox['spec']>[] = [
+  {},
+  {},
+  { cpu: 3, memoryGiB: 6 },
+  { cpu: 7, memoryGiB: 8 },
+  { cpu: 2, memoryGiB: 4 },
+];
+
+interface JournalVm {
+  name: string;
+  image: string;
+  cpu: number;
+  memoryGiB: number;
+  state: string;
+}
+type Journal = Record<string, { ref: HostRef; vms: JournalVm[] }>;
+
+async function journaledSim(
+  file: string,
+): Promise<Driver & { addresses(): string[]; inspect: ReturnType<typeof createSimDriver>['inspect'] }> {
+  const sim = createSimDriver({ timings: TIMINGS });
+  const refs = new Map<string, HostRef>();
+  const save = () => {
+    const journal: Journal = {};
+    for (const [address, ref] of refs) {
+      const vms = sim.inspect(address)?.vms ?? [];
+      journal[address] = {
+        ref,
+        vms: vms.map(({ name, image, cpu, memoryGiB, state }) => ({ name, image, cpu, memoryGiB, state })),
+      };
+    }
+    writeFileSync(`${file}.tmp`, JSON.stringify(journal));
+    renameSync(`${file}.tmp`, file);
+  };
+  if (existsSync(file)) {
+    const journal = JSON.parse(readFileSync(file, 'utf8')) as Journal;
+    for (const { ref, vms } of Object.values(journal)) {
+      refs.set(ref.address, ref);
+      const host = sim.host(ref);
+      for (const vm of vms) await host.createVm(vm);
+      // Only a completed start counts: `starting` had not answered yet, `stopping` had not finished.
+      for (const vm of vms)
+        if (vm.state === 'running' || vm.state === 'stopping') await host.startVm(vm.name);
+    }
+  }
+  const wrap = (host: Host): Host =>
+    new Proxy(host, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        const fn = value as (...args: unknown[]) => unknown;
+        if (!MUTATING.has(String(prop))) return fn.bind(target);
+        return async (...args: unknown[]) => {
+          try {
+            return await fn.apply(target, args);
+          } finally {
+            save();
+          }
+        };
+      },
+    });
+  return {
+    kind: 'sim',
+    host(ref) {
+      const fresh = !refs.has(ref.address);
+      refs.set(ref.address, ref);
+      const host = wrap(sim.host(ref));
+      if (fresh) save();
+      return host;
+    },
+    close: () => sim.close(),
+    addresses: () => sim.addresses(),
+    inspect: (address) => sim.inspect(address),
+  };
+}
+
+async function createIfMissing<T extends Mini | Account | Reservation>(
+  store: SqliteStore,
+  obj: T,
+): Promise<void> {
+  const existing = await store.get(
+    obj.metadata.namespace
+      ? { kind: obj.kind, name: obj.metadata.name, namespace: obj.metadata.namespace }
+      : { kind: obj.kind, name: obj.metadata.name },
+  );
+  if (existing) return;
+  const created = await store.create(obj);
+  if (obj.kind === 'Account')
+    await store.updateStatus({ ...created, status: { ledger: [], balanceCents: 1_000_000_000 } });
+}
+
+async function ensureFleet(store: SqliteStore): Promise<void> {
+  for (let i = 1; i <= MINIS; i++) {
+    await createIfMissing<Mini>(store, {
+      apiVersion: API_VERSION,
+      kind: 'Mini',
+      metadata: { name: `mini-${i}` },
+      spec: { address: `10.0.0.${i}`, model: 'm4', driver: 'sim', schedulable: true },
+    });
+  }
+  await createIfMissing<Account>(store, {
+    apiVersion: API_VERSION,
+    kind: 'Account',
+    metadata: { name: 'acme' },
+    spec: { displayName: 'Acme', userId: '00000000-0000-4000-8000-000000000001' },
+  });
+  await createIfMissing<Reservation>(store, {
+    apiVersion: API_VERSION,
+    kind: 'Reservation',
+    metadata: { name: 'r1', namespace: 'acme' },
+    spec: { hours: 24, miniCount: MINIS, macModel: 'm4', vmLayout: 'split' },
+  });
+}
+
+async function until<T>(probe: () => Promise<T | undefined>, ms: number): Promise<T | undefined> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return undefined;
+}
+
+async function storm(store: SqliteStore): Promise<never> {
+  const acked: string[] = [];
+  let seq = 0;
+  const worker = async (): Promise<never> => {
+    for (;;) {
+      if (acked.length > 3 && Math.random() < 0.45) {
+        const [name] = acked.splice(Math.floor(Math.random() * acked.length), 1);
+        // Said before the call: once asked, a delete may happen even if this process dies first.
+        process.stdout.write(`DELETING ${name}\n`);
+        await store.delete({ kind: 'Sandbox', namespace: 'acme', name: name! });
+        process.stdout.write(`DEL ${name}\n`);
+        continue;
+      }
+      const name = `sb-${process.pid.toString(16).padStart(8, '0')}${(++seq).toString(16).padStart(24, '0')}`;
+      const spec = SIZES[Math.floor(Math.random() * SIZES.length)]!;
+      await store.create<Sandbox>({
+        apiVersion: API_VERSION,
+        kind: 'Sandbox',
+        metadata: { name, namespace: 'acme' },
+        spec: { reservation: 'r1', ephemeral: false, ...spec },
+      });
+      const done = await until(async () => {
+        const s = await store.get<Sandbox>({ kind: 'Sandbox', namespace: 'acme', name });
+        return s?.status?.phase === 'running' || s?.status?.phase === 'failed' ? s : undefined;
+      }, 10_000);
+      if (done?.status?.phase === 'running') {
+        acked.push(name);
+        process.stdout.write(`ACK ${name}\n`);
+      } else if (done) {
+        // A refusal (the Macs are full): the client gives up on it, as the API would.
+        await store.delete({ kind: 'Sandbox', namespace: 'acme', name });
+      }
+    }
+  };
+  return Promise.race(Array.from({ length: 6 }, worker));
+}
+
+/** Waits until no controller has work and the store's version stopped moving. */
+async function settle(store: SqliteStore, op: RunningOperator): Promise<void> {
+  let last = '';
+  let same = 0;
+  await until(async () => {
+    await Promise.all(Object.values(op.controllers).map((c) => c.queue.whenIdle()));
+    const rv = (await store.list('Rate')).resourceVersion;
+    same = rv === last ? same + 1 : 0;
+    last = rv;
+    await new Promise((r) => setTimeout(r, 20));
+    return same >= 10 ? true : undefined;
+  }, 60_000);
+}
+
+async function snapshotOf(store: SqliteStore, sim: Awaited<ReturnType<typeof journaledSim>>) {
+  const vms = (await store.list<VM>('VM')).items;
+  const sandboxes = (await store.list<Sandbox>('Sandbox')).items;
+  const minis = (await store.list<Mini>('Mini')).items;
+  return {
+    vms: vms.map((vm) => ({
+      name: vm.metadata.name,
+      mini: vm.spec.mini,
+      claim: vm.spec.sandbox ?? null,
+      phase: vm.status?.phase ?? null,
+      deleting: !!vm.metadata.deletionTimestamp,
+    })),
+    sandboxes: sandboxes.map((s) => ({
+      name: s.metadata.name,
+      phase: s.status?.phase ?? 'pending',
+      reason: s.status?.reason ?? null,
+      message: s.status?.message ?? null,
+      vm: s.status?.vm ?? null,
+      deleting: !!s.metadata.deletionTimestamp,
+    })),
+    minis: minis.map((m) => ({
+      name: m.metadata.name,
+      address: m.spec.address,
+      profile: m.status?.warmProfile?.length ?? 0,
+    })),
+    hosts: Object.fromEntries(
+      sim
+        .addresses()
+        .map((a) => [
+          a,
+          sim
+            .inspect(a)!
+            .vms.map((v) => ({ name: v.name, state: v.state, cpu: v.cpu, memoryGiB: v.memoryGiB })),
+        ]),
+    ),
+  };
+}
+
+const [dir, mode] = process.argv.slice(2);
+if (!dir || (mode !== 'storm' && mode !== 'check'))
+  throw new Error('usage: crash-child.ts <dir> storm|check');
+const store = await openSqliteStore({ file: path.join(dir, 'store.db') });
+const sim = await journaledSim(path.join(dir, 'sim-state.json'));
+const op = await startOperator({
+  store,
+  drivers: { sim },
+  ...(process.env.CRASH_LOG && {
+    logger: pino(
+      { level: process.env.CRASH_LOG },
+      pino.destination({ dest: path.join(dir, 'operator.log'), sync: true, append: true }),
+    ),
+  }),
+  blobDir: path.join(dir, 'blobs'),
+  settings: { heartbeatMs: 2_000, probeRetryMs: 200 },
+});
+await ensureFleet(store);
+process.stdout.write('READY\n');
+if (mode === 'storm') await storm(store);
+
+await until(
+  async () =>
+    (await store.get<Reservation>({ kind: 'Reservation', namespace: 'acme', name: 'r1' }))?.status?.phase ===
+    'active'
+      ? true
+      : undefined,
+  30_000,
+);
+// Sandboxes the killed runs left pending are placed now; a retry may be waiting out its backoff.
+const t0 = Date.now();
+await until(async () => {
+  const open = (await store.list<Sandbox>('Sandbox')).items.filter((s) =>
+    ['pending', 'booting'].includes(s.status?.phase ?? 'pending'),
+  );
+  return open.length === 0 ? true : undefined;
+}, 60_000);
+await settle(store, op);
+process.stderr.write(`settled in ${Date.now() - t0} ms\n`);
+const report = JSON.stringify(await snapshotOf(store, sim));
+writeFileSync(path.join(dir, 'report.json'), report);
+process.stdout.write(`REPORT ${report}\n`);
+for (const s of (await store.list<Sandbox>('Sandbox')).items) {
+  await store.delete({ kind: 'Sandbox', namespace: 'acme', name: s.metadata.name });
+}
+await until(async () => ((await store.list('Sandbox')).items.length === 0 ? true : undefined), 30_000);
+await settle(store, op);
+process.stdout.write(`FINAL ${JSON.stringify(await snapshotOf(store, sim))}\n`);
+await op.stop();
+await sim.close();
+await store.close();
