@@ -59,11 +59,13 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
+// Pool and probe work waits on hosts (SSH to a Mac, a desktop booting), so many run at once; the
+// work of one Mac is still serialized (one key per Mini).
 const DEFAULT_CONCURRENCY: Record<ControllerName, number> = {
-  mini: 8,
-  pool: 16,
-  sandbox: 32,
-  reservation: 4,
+  mini: 32,
+  pool: 64,
+  sandbox: 64,
+  reservation: 8,
   snapshot: 4,
 };
 

@@ -159,4 +159,24 @@ describe('host faults', () => {
     const vms: VM[] = await f.vms('mini-1');
     expect(vms).toHaveLength(2);
   });
+
+  it('a claim no sandbox holds (its sandbox gone, or placed on another VM) is released and the VM re-cloned', async () => {
+    await reserved(1);
+    const vm = (await f.vms('mini-1'))[0]!;
+    await f.store.update<VM>({
+      ...vm,
+      spec: { ...vm.spec, sandbox: 'acme/sb-ffffffffffffffffffffffffffffffff' },
+    });
+    f.op.controllers.pool.enqueue('mini-1');
+    await waitFor(async () => {
+      const v = (await f.store.get<VM>({ kind: 'VM', name: vm.metadata.name }))!;
+      return (
+        !v.spec.sandbox &&
+        v.status?.phase === 'warm' &&
+        v.metadata.resourceVersion !== vm.metadata.resourceVersion
+      );
+    }, 'the orphan claim released and the VM warm again');
+    await f.poolsReady();
+    await consistent(['mini-1']);
+  });
 });

@@ -1,9 +1,10 @@
 // Keeping the store and a host in agreement before planning: VM resources being deleted are
 // deleted on the host, host VMs nobody owns are removed (leaks after a crash), and VMs the host
 // lost are cloned again (unclaimed) or reported down (claimed: their sandbox fails).
-import type { VM } from '../../crds/index.ts';
+import type { Sandbox, VM } from '../../crds/index.ts';
 import { Finalizers, SANDBOX_FAILURES } from '../conditions.ts';
 import type { OperatorContext } from '../context.ts';
+import { releaseVm } from '../sandbox/release.ts';
 import type { HostView } from './host-view.ts';
 import { bootedCondition, vmPhase, writeVmStatus } from './vm-status.ts';
 
@@ -72,4 +73,24 @@ export async function noticeLostVms(ctx: OperatorContext, live: VM[], view: Host
     }
   }
   return out;
+}
+
+/**
+ * Claims nobody holds: a claim whose sandbox no longer exists, or whose sandbox runs on another VM
+ * (two operator processes placing one sandbox at once). Such a VM is released like any other, so
+ * it is re-cloned and returns to the pool instead of leaking.
+ */
+export async function releaseOrphanClaims(ctx: OperatorContext, live: VM[]): Promise<void> {
+  for (const vm of live) {
+    const claim = vm.spec.sandbox;
+    if (!claim) continue;
+    const [namespace, name] = claim.split('/');
+    const cached = ctx.informers.sandboxes.get(claim);
+    const sandbox =
+      cached ?? (await ctx.store.get<Sandbox>({ kind: 'Sandbox', namespace: namespace!, name: name! }));
+    const elsewhere = sandbox?.status?.vm !== undefined && sandbox.status.vm !== vm.metadata.name;
+    if (sandbox && !elsewhere) continue;
+    ctx.logger.warn({ vm: vm.metadata.name, sandbox: claim }, 'releasing a claim its sandbox does not hold');
+    await releaseVm(ctx, claim, vm);
+  }
 }

@@ -11,9 +11,15 @@ import { miniView, poolPlan, sandboxUse, type SandboxUse } from '../scheduler/in
 import { Indexes, type OperatorContext } from '../context.ts';
 import { isUnreachable } from '../mini/hosts.ts';
 import type { ReconcileFn, ReconcileResult } from '../runtime/index.ts';
-import { holdsPlace } from '../sandbox/place.ts';
+import { holdsPlace } from '../sandbox/choose.ts';
 import { bootClaimed, pendingBoots } from './boot.ts';
-import { collectGarbage, dropFinalizer, finishDeletions, noticeLostVms } from './cleanup.ts';
+import {
+  collectGarbage,
+  dropFinalizer,
+  finishDeletions,
+  noticeLostVms,
+  releaseOrphanClaims,
+} from './cleanup.ts';
 import { clone, finishClone, returnToPool, stopAside } from './clone.ts';
 import { HostView } from './host-view.ts';
 import { vmPhase, writeVmStatus } from './vm-status.ts';
@@ -63,6 +69,8 @@ async function reconcileUp(ctx: OperatorContext, mini: Mini): Promise<ReconcileR
   let live = vmsOf(ctx, name).filter((vm) => !vm.metadata.deletionTimestamp);
   await collectGarbage(ctx, live, view);
   live = await noticeLostVms(ctx, live, view);
+  await releaseOrphanClaims(ctx, live);
+  live = vmsOf(ctx, name).filter((vm) => !vm.metadata.deletionTimestamp);
 
   const layout = mini.status?.layout ?? mini.spec.defaultLayout ?? DEFAULT_VM_LAYOUT;
   const plan = poolPlan(miniView(mini), live, sandboxesOn(ctx, name), {

@@ -3,17 +3,11 @@
 // conditional update of `VM.spec.sandbox`: of two creates that chose the same VM, one wins and
 // the other reconciles again on fresh data.
 import type { Sandbox, VM } from '../../crds/index.ts';
-import {
-  isScheduleFailure,
-  miniView,
-  sandboxUse,
-  schedule,
-  type ScheduleRequest,
-  type SandboxUse,
-} from '../scheduler/index.ts';
+import { isScheduleFailure, type ScheduleRequest } from '../scheduler/index.ts';
 import { Reasons, type SandboxFailureCode } from '../conditions.ts';
-import { Indexes, reservationKeyOf, sandboxKeyOf, type OperatorContext } from '../context.ts';
+import { reservationKeyOf, sandboxKeyOf, type OperatorContext } from '../context.ts';
 import type { ClaimsInFlight } from './claims.ts';
+import { chooseVm } from './choose.ts';
 import { patchSandboxStatus, readyCondition } from './status.ts';
 
 /**
@@ -34,15 +28,6 @@ const refuse = (code: SandboxFailureCode | string, message: string): PlaceOutcom
   code,
   message,
 });
-
-/**
- * A sandbox that holds its place on a Mac: booting or running, not being deleted. A failed one has
- * released its VM; one being deleted still counts through its claimed VM until released.
- */
-export function holdsPlace(sb: Sandbox): boolean {
-  const phase = sb.status?.phase;
-  return !sb.metadata.deletionTimestamp && (phase === 'booting' || phase === 'running');
-}
 
 export async function place(
   ctx: OperatorContext,
@@ -70,16 +55,7 @@ export async function place(
     request.snapshot = { baseImage, diskGiB };
   }
 
-  const names = reservation.status.minis ?? [];
-  const minis = names.flatMap((n) => ctx.informers.minis.get(n) ?? []);
-  const vms = claims.overlay(names.flatMap((n) => ctx.informers.vms.byIndex(Indexes.vmByMini, n)));
-  const sandboxes = names.flatMap((n) =>
-    ctx.informers.sandboxes.byIndex(Indexes.sandboxByMini, n).flatMap((s): SandboxUse[] => {
-      const use = sandboxKeyOf(s) === key || !holdsPlace(s) ? undefined : sandboxUse(s);
-      return use ? [use] : [];
-    }),
-  );
-  const choice = schedule({ minis: minis.map(miniView), vms, sandboxes, request });
+  const choice = chooseVm(ctx, claims, key, reservation.status.minis ?? [], request);
   if (isScheduleFailure(choice)) {
     return refuse(choice.error, choice.message);
   }
