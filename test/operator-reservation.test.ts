@@ -255,4 +255,21 @@ describe('reservations and billing', () => {
     expect((await mini('mini-1'))!.status?.reservation).toBeUndefined();
     await f.poolsReady();
   });
+
+  it('deleting an active reservation cleans up as at expiry, without refund', async () => {
+    await fleetOf(1);
+    await f.account('acme', 1_000_000);
+    await f.reserve('acme', 'r1', {});
+    const r = await f.reservationSettled('acme', 'r1');
+    const sb = await f.createSandbox('acme', { reservation: 'r1' });
+    await f.sandboxSettled('acme', sb.metadata.name);
+    const paid = (await account('acme'))!.status!.balanceCents;
+    await f.store.delete({ kind: 'Reservation', namespace: 'acme', name: 'r1' });
+    await waitFor(async () => !(await reservation('acme', 'r1')), 'the reservation gone');
+    expect((await f.store.list('Sandbox', { namespace: 'acme' })).items).toHaveLength(0);
+    expect((await f.store.get<ApiKey>({ kind: 'ApiKey', name: r.status!.keyRef! }))!.spec.revoked).toBe(true);
+    expect((await mini('mini-1'))!.status?.phase).toBe('available');
+    expect((await account('acme'))!.status!.balanceCents).toBe(paid);
+    await f.poolsReady();
+  });
 });

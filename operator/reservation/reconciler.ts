@@ -304,12 +304,21 @@ async function completeSandbox(ctx: OperatorContext, sb: Sandbox): Promise<void>
 // ---- deletion ----
 
 /** A deleted reservation cleans up like an expiry (or a cancellation, when it never activated). */
-async function finalize(ctx: OperatorContext, r: Reservation): Promise<void> {
+async function finalize(ctx: OperatorContext, deleted: Reservation): Promise<void> {
+  let r = deleted;
   const key = reservationKey(r);
   if (!(r.metadata.finalizers ?? []).includes(Finalizers.releaseMinis)) return;
   if (phaseOf(r) === 'pending' || phaseOf(r) === 'cancelled') {
     const refunded = await settle(ctx, r.metadata.namespace!, key, 0);
     if (!refunded.ok && refunded.reason !== 'no_account') throw new Error(refunded.message);
+  }
+  if (phaseOf(r) === 'active') {
+    // Deleted while active: its sandboxes report `completing` as at expiry (no refund).
+    r = await moveTo(ctx, r, 'expire', {
+      status: 'False',
+      reason: Reasons.Expired,
+      message: 'reservation deleted',
+    });
   }
   if (!(await drainSandboxes(ctx, key))) return;
   await revokeKeys(ctx, key);
