@@ -191,6 +191,13 @@ export async function startSimFleet(
       await waitFor(async () => {
         const { items } = await t.store.list<Mini>('Mini');
         const vms = await fleet.vms();
+        // A claim by a sandbox being deleted (or gone) is a release still to come, not a held slot.
+        const live = new Set(
+          (await t.store.list<Sandbox>('Sandbox')).items
+            .filter((s) => !s.metadata.deletionTimestamp)
+            .map((s) => `${s.metadata.namespace}/${s.metadata.name}`),
+        );
+        if (vms.some((vm) => vm.spec.sandbox && !live.has(vm.spec.sandbox))) return false;
         return items
           .filter((m) => names === undefined || names.includes(m.metadata.name))
           .every((m) => {

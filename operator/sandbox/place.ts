@@ -92,12 +92,13 @@ export async function place(
     cpu: choice.cpu,
     memoryGiB: choice.memoryGiB,
   };
-  if (choice.boot === 'warm') {
+  const vmIp = claimed.status?.vmIp;
+  if (choice.boot === 'warm' && vmIp !== undefined) {
     await patchSandboxStatus(
       ctx,
       sb,
       'claimWarm',
-      { ...placement, vmIp: claimed.status!.vmIp!, lastActive: new Date(ctx.clock.now()).toISOString() },
+      { ...placement, vmIp: vmIp, lastActive: new Date(ctx.clock.now()).toISOString() },
       readyCondition('True', Reasons.Running),
     );
   } else {
