@@ -2,13 +2,18 @@
 // archives through the VM's own tar on an exec channel. Paths are the VM user's view: relative paths
 // and `~` resolve against the VM's home; everything runs with the VM user's rights, so the VM
 // cannot reach anything its user cannot.
+//
+// When the VM goes away (stopped, deleted, its connection reset), every request and stream of it
+// fails at once with an `unreachable` DriverError: ssh2 leaves a request sent on a closed channel
+// unanswered forever, and its SFTP streams emit errors of their own that nobody may be listening to
+// any more. Callers get streams of ours; ssh2's stay behind them, always listened to.
 import { posix } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
-import type { SFTPWrapper, Stats } from 'ssh2';
+import type { Stats } from 'ssh2';
 import { DriverError } from '../driver.ts';
-import { exitCode, shellQuote, type SshClient } from './ssh-client.ts';
+import { exitCode, shellQuote, type SftpSession, type SshClient } from './ssh-client.ts';
 
 const MAX_PATH_BYTES = 4096;
 const SFTP_NO_SUCH_FILE = 2;
@@ -32,33 +37,79 @@ function sftpError(err: unknown, path: string): DriverError {
   if (code === SFTP_PERMISSION_DENIED)
     return new DriverError('invalid_argument', `permission denied in the VM: ${path}`);
   if (err instanceof DriverError) return err;
-  return new DriverError('command_failed', `SFTP ${path}: ${(err as Error).message}`, 'sftp');
+  const message = (err as Error).message;
+  // ssh2's answer to every request still pending when the channel closed.
+  if (/no response from server/i.test(message))
+    return new DriverError('unreachable', `SFTP ${path}: the VM's SSH connection closed`, 'sftp');
+  return new DriverError('command_failed', `SFTP ${path}: ${message}`, 'sftp');
 }
 
-function stat(sftp: SFTPWrapper, path: string): Promise<Stats | undefined> {
-  return new Promise((resolve, reject) => {
-    sftp.stat(path, (err, stats) => {
-      if (!err) return resolve(stats);
-      if ((err as { code?: unknown }).code === SFTP_NO_SUCH_FILE) return resolve(undefined);
-      reject(sftpError(err, path));
-    });
+/** `work`, or the session's DriverError as soon as the session is gone (its answer would never come). */
+function whileOpen<T>(s: SftpSession, work: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onGone = (): void => reject(s.gone.reason);
+    if (s.gone.aborted) onGone();
+    else s.gone.addEventListener('abort', onGone, { once: true });
+    work.then(resolve, reject).finally(() => s.gone.removeEventListener('abort', onGone));
   });
 }
 
-async function mkdirp(sftp: SFTPWrapper, dir: string): Promise<void> {
-  const st = await stat(sftp, dir);
+/** One SFTP request; `answer` turns its callback into a value or an error. */
+function request<T>(
+  s: SftpSession,
+  send: (answer: (err: Error | null | undefined, value: T) => void) => void,
+): Promise<T> {
+  return whileOpen(
+    s,
+    new Promise<T>((resolve, reject) => send((err, v) => (err ? reject(err) : resolve(v)))),
+  );
+}
+
+function stat(s: SftpSession, path: string): Promise<Stats | undefined> {
+  return request<Stats | undefined>(s, (answer) =>
+    s.sftp.stat(path, (err, stats) => {
+      if (!err) return answer(null, stats);
+      if ((err as { code?: unknown }).code === SFTP_NO_SUCH_FILE) return answer(null, undefined);
+      answer(sftpError(err, path), undefined);
+    }),
+  );
+}
+
+async function mkdirp(s: SftpSession, dir: string): Promise<void> {
+  const st = await stat(s, dir);
   if (st) {
     if (!st.isDirectory()) throw new DriverError('invalid_argument', `not a directory in the VM: ${dir}`);
     return;
   }
-  await mkdirp(sftp, posix.dirname(dir));
-  await new Promise<void>((resolve, reject) => {
-    sftp.mkdir(dir, (err) => {
+  await mkdirp(s, posix.dirname(dir));
+  await request<void>(s, (answer) =>
+    s.sftp.mkdir(dir, (err) => {
       // A concurrent upload may have created it meanwhile.
-      if (err && (err as { code?: unknown }).code !== 4) return reject(sftpError(err, dir));
-      resolve();
-    });
+      if (err && (err as { code?: unknown }).code !== 4) return answer(sftpError(err, dir), undefined);
+      answer(null, undefined);
+    }),
+  );
+}
+
+/** The download handed to the caller: ssh2's read stream behind a stream that fails once the session is gone. */
+function readStream(s: SftpSession, path: string): Readable {
+  const inner = s.sftp.createReadStream(path);
+  const out = new PassThrough();
+  const fail = (err: unknown): void => {
+    out.destroy(sftpError(err, path));
+  };
+  const onGone = (): void => fail(s.gone.reason);
+  inner.on('error', fail);
+  if (s.gone.aborted) onGone();
+  else s.gone.addEventListener('abort', onGone, { once: true });
+  out.on('close', () => {
+    s.gone.removeEventListener('abort', onGone);
+    inner.unpipe(out);
+    // Closes the remote handle (its answer never comes on a closed session, which is harmless).
+    inner.destroy();
   });
+  inner.pipe(out);
+  return out;
 }
 
 export class VmFiles {
@@ -74,32 +125,38 @@ export class VmFiles {
   async putFile(path: string, data: Buffer | Readable): Promise<void> {
     const target = vmPath(path, this.#home);
     const source = Buffer.isBuffer(data) ? Readable.from([data]) : asReadable(data);
-    const sftp = await this.#ssh.sftp();
-    await mkdirp(sftp, posix.dirname(target));
-    const existing = await stat(sftp, target);
+    const s = await this.#ssh.sftp();
+    await mkdirp(s, posix.dirname(target));
+    const existing = await stat(s, target);
     if (existing?.isDirectory())
       throw new DriverError('invalid_argument', `is a directory in the VM: ${target}`);
     const temp = `${target}.sandbay-${randomBytes(6).toString('hex')}`;
-    try {
+    const sink = s.sftp.createWriteStream(temp, {
       // A replaced file keeps its permissions (an uploaded script stays executable).
-      const mode = existing ? existing.mode & 0o7777 : 0o644;
-      await pipeline(source, sftp.createWriteStream(temp, { mode }));
-      await new Promise<void>((resolve, reject) =>
-        sftp.ext_openssh_rename(temp, target, (err) => (err ? reject(sftpError(err, target)) : resolve())),
+      mode: existing ? existing.mode & 0o7777 : 0o644,
+    });
+    // Errors after the pipeline gave up on it (the session gone) are heard here and go nowhere.
+    sink.on('error', () => {});
+    try {
+      await whileOpen(s, pipeline(source, sink));
+      await request<void>(s, (answer) =>
+        s.sftp.ext_openssh_rename(temp, target, (err) => answer(err && sftpError(err, target), undefined)),
       );
     } catch (err) {
-      sftp.unlink(temp, () => {});
+      // The session gone, the pipeline waits forever on its sink: stop reading the upload.
+      source.destroy();
+      s.sftp.unlink(temp, () => {});
       throw sftpError(err, target);
     }
   }
 
   async getFile(path: string): Promise<Readable> {
     const target = vmPath(path, this.#home);
-    const sftp = await this.#ssh.sftp();
-    const st = await stat(sftp, target);
+    const s = await this.#ssh.sftp();
+    const st = await stat(s, target);
     if (!st) throw new DriverError('not_found', `no such file in the VM: ${target}`);
     if (!st.isFile()) throw new DriverError('invalid_argument', `not a regular file in the VM: ${target}`);
-    return sftp.createReadStream(target);
+    return readStream(s, target);
   }
 
   /** Unpacks a tar stream into `path` (created if missing) with the VM's tar, as the VM user. */
@@ -109,6 +166,7 @@ export class VmFiles {
     const q = shellQuote(dir);
     // GNU tar refuses members with `..` and strips leading `/`, so nothing lands outside `dir`.
     const res = await this.#ssh.run(`mkdir -p -- ${q} && exec tar -x -f - -C ${q}`, { stdin: source });
+    if (res.code === -1) throw lostConnection(dir);
     if (res.code !== 0) {
       const line = firstLine(res.stderr) || `exit ${res.code}`;
       throw new DriverError('command_failed', `unpacking into ${dir} failed: ${line}`, 'tar -x');
@@ -118,11 +176,11 @@ export class VmFiles {
   /** Packs `path` as a tar stream; the stream errors if tar fails part-way. */
   async getDir(path: string): Promise<Readable> {
     const dir = vmPath(path, this.#home);
-    const sftp = await this.#ssh.sftp();
-    const st = await stat(sftp, dir);
+    const s = await this.#ssh.sftp();
+    const st = await stat(s, dir);
     if (!st) throw new DriverError('not_found', `no such directory in the VM: ${dir}`);
     if (!st.isDirectory()) throw new DriverError('invalid_argument', `not a directory in the VM: ${dir}`);
-    return this.#ssh.open(`exec tar -c -f - -C ${shellQuote(dir)} .`, (channel) => {
+    return this.#ssh.open(`exec tar -c -f - -C ${shellQuote(dir)} .`, (channel, gone) => {
       const out = new PassThrough();
       const errors: Buffer[] = [];
       let code = -1;
@@ -133,17 +191,31 @@ export class VmFiles {
       channel.pipe(out, { end: false });
       channel.on('close', () => {
         if (code === 0) out.end();
+        // No exit status: the connection went away under tar.
+        else if (code === -1) out.destroy(gone.aborted ? gone.reason : lostConnection(dir));
         else {
           const line = firstLine(Buffer.concat(errors)) || `exit ${code}`;
           out.destroy(new DriverError('command_failed', `packing ${dir} failed: ${line}`, 'tar -c'));
         }
       });
+      // A paused reader would otherwise learn of a lost connection only after reading what is buffered.
+      const onGone = (): void => {
+        out.destroy(gone.reason);
+      };
+      gone.addEventListener('abort', onGone, { once: true });
       // The reader went away early: stop tar.
-      out.on('close', () => channel.close());
+      out.on('close', () => {
+        gone.removeEventListener('abort', onGone);
+        channel.close();
+      });
       channel.end();
       return out as Readable;
     });
   }
+}
+
+function lostConnection(dir: string): DriverError {
+  return new DriverError('unreachable', `the VM's SSH connection closed while tar worked on ${dir}`, 'tar');
 }
 
 /** A Readable, or any async iterable of chunks (a minipass stream of the tar package) as one. */

@@ -2,6 +2,10 @@
 // it. Nagle is off (noDelay): with it on, each small exec round trip waits for a delayed ACK
 // (48 ms instead of 3.4 ms here). A dropped connection is re-opened by the next call; a call whose
 // channel could not open on a dead connection is retried once on a fresh one.
+//
+// Each connection carries a `gone` signal, aborted (with an `unreachable` DriverError) the moment it
+// ends for any reason: ssh2 never answers a request sent on a closed channel, so whatever still
+// waits on the connection (a paused download, an upload between chunks) must fail on that signal.
 import type { Readable } from 'node:stream';
 import { Client, type ClientChannel, type SFTPWrapper } from 'ssh2';
 import { DriverError } from '../driver.ts';
@@ -11,6 +15,12 @@ export interface SshTarget {
   port: number;
   username: string;
   privateKey: string;
+}
+
+/** The SFTP session of the pooled connection, and the signal that aborts once it is unusable. */
+export interface SftpSession {
+  sftp: SFTPWrapper;
+  gone: AbortSignal;
 }
 
 /**
@@ -37,7 +47,9 @@ export class SshClient {
   #conn: Promise<Client> | undefined;
   /** The client behind `#conn`, so that a late event of an old client never drops a newer one. */
   #current: Client | undefined;
-  #sftp: Promise<SFTPWrapper> | undefined;
+  #sftp: Promise<SftpSession> | undefined;
+  /** Aborted when that connection ends (see the header). */
+  readonly #gone = new WeakMap<Client, AbortController>();
   #open = 0;
   readonly #waiting: (() => void)[] = [];
 
@@ -58,9 +70,9 @@ export class SshClient {
    * Opens an exec channel and hands it to `attach` synchronously, in the same tick it opens: a fast
    * command's output, exit status and close often arrive in the very packet batch that confirms the
    * channel, and an event emitted before its listener exists is lost. The channel's slot is freed
-   * when it closes.
+   * when it closes. `gone` aborts when the connection under the channel ends.
    */
-  async open<T>(command: string, attach: (channel: ClientChannel) => T): Promise<T> {
+  async open<T>(command: string, attach: (channel: ClientChannel, gone: AbortSignal) => T): Promise<T> {
     await this.#acquire();
     // Freed once: by the channel's close, or by a failure to open it (never by both).
     let held = true;
@@ -70,9 +82,12 @@ export class SshClient {
       this.#release();
     };
     try {
-      const opened = await this.#openExec(command, (channel) => {
+      const opened = await this.#openExec(command, (channel, gone) => {
         channel.once('close', release);
-        return attach(channel);
+        // A stream error on the channel (a write after the VM closed it) ends it; its close reports
+        // the outcome. Unheard, it would crash the server.
+        channel.on('error', () => channel.close());
+        return attach(channel, gone);
       });
       return await opened.value;
     } catch (err) {
@@ -82,23 +97,28 @@ export class SshClient {
   }
 
   /** The SFTP session of the pooled connection (one, shared). */
-  async sftp(): Promise<SFTPWrapper> {
+  async sftp(): Promise<SftpSession> {
     const current = this.#sftp;
     if (current) {
-      const sftp = await current.catch(() => undefined);
-      if (sftp) return sftp;
+      const session = await current.catch(() => undefined);
+      if (session && !session.gone.aborted) return session;
       if (this.#sftp !== current) return this.sftp();
     }
     const opening = this.#client().then(
       (client) =>
-        new Promise<SFTPWrapper>((resolve, reject) => {
+        new Promise<SftpSession>((resolve, reject) => {
           client.sftp((err, sftp) => {
             if (err)
               return reject(new DriverError('unreachable', `SFTP on ${this.#describe()}: ${err.message}`));
-            sftp.once('close', () => {
+            const ended = new AbortController();
+            const end = (why: string): void => {
               if (this.#sftp === opening) this.#sftp = undefined;
-            });
-            resolve(sftp);
+              ended.abort(new DriverError('unreachable', `SFTP on ${this.#describe()}: ${why}`, 'sftp'));
+            };
+            // A fatal SFTP protocol error is emitted on the session: unheard, it would crash the server.
+            sftp.on('error', (e: Error) => end(e.message));
+            sftp.once('close', () => end('the session closed'));
+            resolve({ sftp, gone: AbortSignal.any([this.#goneSignal(client), ended.signal]) });
           });
         }),
     );
@@ -109,13 +129,13 @@ export class SshClient {
     return opening;
   }
 
-  /** Ends the connection; a later call opens a new one. */
+  /** Ends the connection; whatever still waits on it fails at once, and a later call opens a new one. */
   close(): void {
     const conn = this.#conn;
     this.#conn = undefined;
     this.#sftp = undefined;
     conn?.then(
-      (c) => c.end(),
+      (c) => this.#drop(c),
       () => {},
     );
   }
@@ -124,13 +144,18 @@ export class SshClient {
    * Retries only the opening of the channel, never a command that started: `attach`'s result comes
    * back boxed, so a failure of the running command does not look like a failure to open.
    */
-  async #openExec<T>(command: string, attach: (channel: ClientChannel) => T): Promise<{ value: T }> {
+  async #openExec<T>(
+    command: string,
+    attach: (channel: ClientChannel, gone: AbortSignal) => T,
+  ): Promise<{ value: T }> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.#client();
       try {
         return await new Promise<{ value: T }>((resolve, reject) => {
           try {
-            client.exec(command, (err, channel) => (err ? reject(err) : resolve({ value: attach(channel) })));
+            client.exec(command, (err, channel) =>
+              err ? reject(err) : resolve({ value: attach(channel, this.#goneSignal(client)) }),
+            );
           } catch (err) {
             reject(err as Error); // "Not connected": the socket is already gone
           }
@@ -189,7 +214,23 @@ export class SshClient {
       this.#conn = undefined;
       this.#sftp = undefined;
     }
+    this.#goneController(client).abort(
+      new DriverError('unreachable', `the SSH connection to ${this.#describe()} closed`, 'ssh'),
+    );
     client.end();
+  }
+
+  #goneController(client: Client): AbortController {
+    let gone = this.#gone.get(client);
+    if (!gone) {
+      gone = new AbortController();
+      this.#gone.set(client, gone);
+    }
+    return gone;
+  }
+
+  #goneSignal(client: Client): AbortSignal {
+    return this.#goneController(client).signal;
   }
 
   #describe(): string {
