@@ -187,8 +187,11 @@ export interface Guest {
 
   /** Where the VM's VNC server listens and the password it wants (only the server ever sees it). */
   vnc(): Promise<Endpoint & { password: string }>;
-  /** Where the VM's sshd listens, and the user and private key that log in. */
-  ssh(): Promise<Endpoint & { username: string; privateKey: string }>;
+  /**
+   * Where the VM's sshd listens, and the user and private key that log in. `hostKey`, when the driver
+   * knows it, is the sshd's host public key (an OpenSSH line, `ssh-ed25519 AAAA…`) for clients to pin.
+   */
+  ssh(): Promise<Endpoint & { username: string; privateKey: string; hostKey?: string }>;
   /** Last input, exec or connection seen by the guest. */
   lastActivity(): Promise<Date | undefined>;
 }

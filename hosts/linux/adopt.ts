@@ -19,6 +19,7 @@ import { ensureUserLower } from './image.ts';
 import { isMounted, mountHome, unmount } from './overlay.ts';
 import { greets } from './probe.ts';
 import type { ProcessTracker } from './runner.ts';
+import { publicKeyOfFile } from './sshd.ts';
 import { powerOff, type DesktopProcess } from './vm-boot.ts';
 import { loadRecords, saveRecord, vmPaths, type VmPaths, type VmRecord } from './vm-record.ts';
 import { destroyVmFiles, sweepSlot, vmCgroup, type SetupContext } from './vm-setup.ts';
@@ -131,6 +132,8 @@ async function adoptOne(
       await stopAll(entry);
     }
   }
+  // Records of older drivers lack the host public key the guest pins; sshd's own key file has it.
+  entry.record.sshHostPublicKey ??= publicKeyOfFile(paths.hostKey);
   saveRecord(paths, entry.record);
   return entry;
 }

@@ -212,10 +212,10 @@ export class LinuxGuest implements Guest {
     return { host, port, password };
   }
 
-  async ssh(): Promise<Endpoint & { username: string; privateKey: string }> {
+  async ssh(): Promise<Endpoint & { username: string; privateKey: string; hostKey?: string }> {
     this.#vm.touch();
-    const { host, port, username, privateKey } = this.#vm.ssh;
-    return { host, port, username, privateKey };
+    const { host, port, username, privateKey, hostKey } = this.#vm.ssh;
+    return { host, port, username, privateKey, ...(hostKey ? { hostKey } : {}) };
   }
 
   async lastActivity(): Promise<Date | undefined> {

@@ -6,6 +6,8 @@
 // Each connection carries a `gone` signal, aborted (with an `unreachable` DriverError) the moment it
 // ends for any reason: ssh2 never answers a request sent on a closed channel, so whatever still
 // waits on the connection (a paused download, an upload between chunks) must fail on that signal.
+// The server's host key is pinned: the VM's own sshd host key, generated when the VM was created.
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Client, type ClientChannel, type SFTPWrapper } from 'ssh2';
 import { DriverError } from '../driver.ts';
@@ -15,6 +17,8 @@ export interface SshTarget {
   port: number;
   username: string;
   privateKey: string;
+  /** The VM's sshd host public key (an OpenSSH line, `ssh-ed25519 AAAA… comment`); no other is accepted. */
+  hostKey: string;
 }
 
 /** The SFTP session of the pooled connection, and the signal that aborts once it is unusable. */
@@ -182,16 +186,19 @@ export class SshClient {
   #connect(): Promise<Client> {
     const target = this.#target();
     const client = new Client();
+    let presented: Buffer | undefined;
     const connecting = new Promise<Client>((resolve, reject) => {
       client.once('ready', () => resolve(client));
       client.once('error', (err) => {
         this.#drop(client);
-        reject(new DriverError('unreachable', `SSH to ${this.#describe()}: ${err.message}`, 'ssh'));
+        const why = presented ? hostKeyMismatch(presented, target.hostKey) : err.message;
+        reject(new DriverError('unreachable', `SSH to ${this.#describe()}: ${why}`, 'ssh'));
       });
     });
     // After 'ready', errors end the connection; the next call re-opens it.
     client.on('error', () => this.#drop(client));
     client.on('close', () => this.#drop(client));
+    const pinned = hostKeyBlob(target.hostKey);
     client.connect({
       host: target.host,
       port: target.port,
@@ -199,9 +206,13 @@ export class SshClient {
       privateKey: target.privateKey,
       readyTimeout: READY_TIMEOUT_MS,
       keepaliveInterval: 15_000,
-      // The VM's sshd listens on its own loopback address on this machine; its host key changes with
-      // every fresh clone, so there is no known key to pin. Nothing but loopback is ever dialled.
-      hostVerifier: () => true,
+      // Only the VM's own sshd: another process on its address (its port freed by a crash and taken)
+      // must not receive the VM's commands and files.
+      hostVerifier: (key: Buffer) => {
+        if (pinned?.equals(key)) return true;
+        presented = key;
+        return false;
+      },
     });
     client.setNoDelay(true);
     this.#current = client;
@@ -326,6 +337,23 @@ export class OutputCapture {
   text(): string {
     return this.buffer().toString('utf8');
   }
+}
+
+/** The key blob of an OpenSSH public key line (`type base64 [comment]`), undefined when it has none. */
+function hostKeyBlob(line: string): Buffer | undefined {
+  const b64 = line.trim().split(/\s+/)[1];
+  return b64 ? Buffer.from(b64, 'base64') : undefined;
+}
+
+/** OpenSSH's fingerprint of a key blob: `SHA256:` and the unpadded base64 of its hash. */
+function fingerprint(blob: Buffer): string {
+  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+}
+
+function hostKeyMismatch(presented: Buffer, expected: string): string {
+  const pinned = hostKeyBlob(expected);
+  const want = pinned ? `the VM's key is ${fingerprint(pinned)}` : 'no host key is known for the VM';
+  return `host key verification failed: the server presented ${fingerprint(presented)}, ${want}`;
 }
 
 /** One POSIX shell word for `value`, for the VM user's shell: single-quoted, `'` as `'\''`. */

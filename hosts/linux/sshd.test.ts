@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { utils } from 'ssh2';
 import { describe, expect, it } from 'vitest';
 import { run } from './runner.ts';
-import { SSHD, generateSshKey, sshdConfig } from './sshd.ts';
+import { SSHD, generateSshKey, publicKeyOfFile, sshdConfig } from './sshd.ts';
 
 describe('sshd of a VM', () => {
   it('generates ed25519 keys that ssh2 and OpenSSH read, and that sign', async () => {
@@ -20,6 +20,9 @@ describe('sshd of a VM', () => {
       writeFileSync(join(dir, 'k'), key.privateKey, { mode: 0o600 });
       const { stdout } = await run('ssh-keygen', ['-y', '-f', join(dir, 'k')]);
       expect(stdout.trim()).toBe(key.publicKey);
+      // What adoption derives for a record written before the host public key was kept.
+      expect(publicKeyOfFile(join(dir, 'k'))).toBe(key.publicKey.replace(/ sbvm1@sandbay$/, ''));
+      expect(publicKeyOfFile(join(dir, 'missing'))).toBeUndefined();
     } finally {
       rmSync(dir, { recursive: true });
     }

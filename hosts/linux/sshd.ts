@@ -2,7 +2,9 @@
 // Keys are ed25519 pairs generated in-process (Node crypto, written in OpenSSH's format) rather than
 // by spawning ssh-keygen: a fresh clone makes two of them.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+// ssh2 is CommonJS: Node finds `Client` among its named exports but not `utils`.
+import ssh2 from 'ssh2';
 import type { VmCgroup } from './cgroups.ts';
 import { greets, waitReady } from './probe.ts';
 import type { ProcessTracker, TrackedProcess } from './runner.ts';
@@ -49,6 +51,17 @@ export function generateSshKey(comment: string): SshKeyPair {
     privateKey: `-----BEGIN OPENSSH PRIVATE KEY-----\n${b64}-----END OPENSSH PRIVATE KEY-----\n`,
     publicKey: `ssh-ed25519 ${pubBlob.toString('base64')} ${comment}`,
   };
+}
+
+/** The public key line (`ssh-ed25519 AAAA…`) of the private key in `file`; undefined if unreadable. */
+export function publicKeyOfFile(file: string): string | undefined {
+  try {
+    const key = ssh2.utils.parseKey(readFileSync(file));
+    if (key instanceof Error) return undefined;
+    return `${key.type} ${key.getPublicSSH().toString('base64')}`;
+  } catch {
+    return undefined;
+  }
 }
 
 function uint32(n: number): Buffer {

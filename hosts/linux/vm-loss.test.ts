@@ -5,9 +5,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
+import { Client } from 'ssh2';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DriverError } from '../driver.ts';
+import { LinuxGuest } from './guest.ts';
 import { createLinuxDriver, type LinuxDriver, type LinuxHost } from './index.ts';
+import { generateSshKey } from './sshd.ts';
+import { vmRuntime } from './vm-runtime.ts';
 
 let dataDir: string;
 let driver: LinuxDriver;
@@ -72,6 +76,61 @@ function failure(stream: Readable): Promise<unknown> {
 const nextTurn = () => new Promise((r) => setImmediate(r));
 
 describe('a guest whose VM goes away', () => {
+  it('pins the VM sshd host key, hands it out, and refuses a server with another key', async () => {
+    const guest = host.guest('v');
+    const { hostKey, host: ip, port } = await guest.ssh();
+    expect(hostKey).toMatch(/^ssh-ed25519 [A-Za-z0-9+/=]+/);
+    // The key the VM's sshd presents is the one handed out.
+    const presented = await new Promise<Buffer>((resolve, reject) => {
+      const c = new Client();
+      c.on('error', reject);
+      c.connect({
+        host: ip,
+        port,
+        username: 'nobody',
+        hostVerifier: (key: Buffer) => {
+          resolve(key);
+          c.end();
+          return false;
+        },
+      });
+    });
+    expect(presented.toString('base64')).toBe(hostKey?.split(' ')[1]);
+    expect((await guest.exec('echo pinned')).stdout).toBe('pinned\n');
+
+    const { record: r, paths } = host.describe('v');
+    const real = vmRuntime(
+      r,
+      paths,
+      undefined,
+      { width: 1280, height: 800 },
+      {
+        touch: () => undefined,
+        lastActivity: () => undefined,
+      },
+    );
+    const impostor = new LinuxGuest({
+      ...real,
+      ssh: { ...real.ssh, hostKey: generateSshKey('impostor').publicKey },
+    });
+    try {
+      const refused = await impostor.exec('touch reached').catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(DriverError);
+      expect(refused).toMatchObject({
+        code: 'unreachable',
+        message: expect.stringMatching(
+          /host key verification failed: the server presented SHA256:\S+, the VM's key is SHA256:/,
+        ),
+      });
+      await expect(impostor.getFile('big.bin')).rejects.toMatchObject({ code: 'unreachable' });
+      expect((await guest.exec('test -e reached; echo $?')).stdout).toBe('1\n');
+    } finally {
+      await impostor.close();
+    }
+    await nextTurn();
+    expect(unhandled).toEqual([]);
+  });
+
   it('fails a download with unreachable when the SSH connection resets, and the next call reconnects', async () => {
     const guest = host.guest('v');
     await guest.exec('truncate -s 256M big.bin');

@@ -23,6 +23,8 @@ export interface VmRecord {
   sshPort: number;
   sshPrivateKey: string;
   sshPublicKey: string;
+  /** The public half of the VM's sshd host key (`paths.hostKey`); absent in records of older drivers. */
+  sshHostPublicKey?: string;
   state: 'stopped' | 'running';
   /** While running: the X display and the PID of each desktop process, for adoption after a restart. */
   display?: string;

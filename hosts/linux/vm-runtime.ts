@@ -17,8 +17,11 @@ export interface LinuxVmRuntime {
   /** Path of the display's cookie file (readable by root and the VM user). */
   xauthority: string;
   vnc: { host: string; port: number; password: string };
-  /** PEM/OpenSSH private key that logs in as `username`. */
-  ssh: { host: string; port: number; username: string; privateKey: string };
+  /**
+   * PEM/OpenSSH private key that logs in as `username`, and the VM's sshd host public key (an OpenSSH
+   * line; empty for a VM whose record has none, which then refuses every SSH connection).
+   */
+  ssh: { host: string; port: number; username: string; privateKey: string; hostKey: string };
   /** XDG_RUNTIME_DIR of the VM user. */
   runtimeDir: string;
   /** A root-owned per-VM dir (e.g. recordings) outside the VM's home. */
@@ -50,7 +53,13 @@ export function vmRuntime(
     display: r.display ?? '',
     xauthority: paths.xauthority,
     vnc: { host: r.ip, port: r.vncPort, password: r.vncPassword },
-    ssh: { host: r.ip, port: r.sshPort, username: r.user, privateKey: r.sshPrivateKey },
+    ssh: {
+      host: r.ip,
+      port: r.sshPort,
+      username: r.user,
+      privateKey: r.sshPrivateKey,
+      hostKey: r.sshHostPublicKey ?? '',
+    },
     runtimeDir: paths.runtimeDir,
     dataDir: paths.data,
     width: size.width,

@@ -99,6 +99,7 @@ export async function provisionVm(
       sshPort: ctx.sshPort,
       sshPrivateKey: clientKey.privateKey,
       sshPublicKey: clientKey.publicKey,
+      sshHostPublicKey: hostKey.publicKey,
       state: 'stopped',
       createdAt: new Date().toISOString(),
     };
