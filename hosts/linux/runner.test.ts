@@ -27,6 +27,26 @@ describe('runner', () => {
     expect((await run('printf', ['%s', tricky])).stdout).toBe(tricky);
   });
 
+  it('survives a command that exits without reading its input', async () => {
+    const unheard: unknown[] = [];
+    const record = (e: unknown) => unheard.push(e);
+    process.on('uncaughtException', record);
+    try {
+      // More than a pipe holds, so the write is still going when `true` exits.
+      expect(await run('true', [], { input: Buffer.alloc(8 * 1024 * 1024) })).toEqual({
+        stdout: '',
+        stderr: '',
+      });
+      await expect(run('false', [], { input: Buffer.alloc(8 * 1024 * 1024) })).rejects.toMatchObject({
+        code: 'command_failed',
+      });
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('uncaughtException', record);
+    }
+    expect(unheard).toEqual([]);
+  });
+
   it('kills a command that overruns its deadline', async () => {
     await expect(run('sleep', ['5'], { timeoutMs: 50 })).rejects.toMatchObject({
       code: 'timeout',

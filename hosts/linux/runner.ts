@@ -64,7 +64,12 @@ export function run(command: string, args: readonly string[], opts: RunOptions =
       const why = firstLine(stderr) || firstLine(stdout) || (sig ? `killed by ${sig}` : `exit code ${code}`);
       finish(() => reject(new DriverError('command_failed', `${command}: ${why}`, command)));
     });
-    if (opts.input !== undefined) child.stdin?.end(opts.input);
+    if (opts.input !== undefined) {
+      // A command that exits without reading all of its input makes the pipe fail (EPIPE); its exit
+      // status tells what happened, and the error unheard would crash the server.
+      child.stdin?.on('error', () => {});
+      child.stdin?.end(opts.input);
+    }
   });
 }
 

@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
+import sharp from 'sharp';
 import { Client } from 'ssh2';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DriverError } from '../driver.ts';
@@ -145,6 +146,34 @@ describe('a guest whose VM goes away', () => {
     expect(err).toBeInstanceOf(DriverError);
     expect(err).toMatchObject({ code: 'unreachable' });
     expect((await guest.exec('echo back')).stdout).toBe('back\n');
+    await nextTurn();
+    expect(unhandled).toEqual([]);
+  });
+
+  it('fails screenshots with DriverError when its Xvfb is killed, and screenshots again after a restart', async () => {
+    const guest = host.guest('v');
+    let shots = 0;
+    const errors: unknown[] = [];
+    const loop = (async () => {
+      while (errors.length < 3) {
+        try {
+          await guest.screenshot();
+          shots++;
+        } catch (e) {
+          errors.push(e);
+        }
+      }
+    })();
+    await until('screenshots flowing', () => shots >= 2);
+    process.kill(host.describe('v').procs.xvfb as number, 'SIGKILL');
+    await within('the screenshot loop', loop);
+    for (const e of errors) expect(e).toBeInstanceOf(DriverError);
+    // A dead desktop process takes its VM down, as a crashed VM would be.
+    await until('the VM stopped', async () => (await host.listVms())[0]?.state === 'stopped');
+    await host.stopVm('v');
+    await host.startVm('v');
+    const png = await host.guest('v').screenshot();
+    expect((await sharp(png).metadata()).width).toBe(1280);
     await nextTurn();
     expect(unhandled).toEqual([]);
   });
