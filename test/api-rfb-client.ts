@@ -26,6 +26,8 @@ export class RfbClient {
   readonly #transport: Transport;
   bytesReceived = 0;
   init: ServerInit | undefined;
+  /** When the first byte after the last `mark()` arrived (performance.now()), for transfer timing. */
+  firstByteAt: number | undefined;
 
   private constructor(transport: Transport) {
     this.#transport = transport;
@@ -46,7 +48,13 @@ export class RfbClient {
     return c;
   }
 
+  /** Starts timing the next arrival (see `firstByteAt`). */
+  mark(): void {
+    this.firstByteAt = undefined;
+  }
+
   #push(chunk: Buffer): void {
+    this.firstByteAt ??= performance.now();
     this.bytesReceived += chunk.length;
     this.#reader.push(chunk);
   }

@@ -152,7 +152,40 @@ export async function editReservation(
   id: string,
   edit: ReservationEdit,
 ): Promise<Reservation> {
-  const reservation = await findReservation(ctx, principal, id);
+  await findReservation(ctx, principal, id);
+  // The reconciler writes the reservation's status at any time: the edit is checked against a
+  // fresh read and applied with its resourceVersion, again on a conflict.
+  for (let attempt = 0; ; attempt++) {
+    const reservation = await ctx.store.get<Reservation>({
+      kind: 'Reservation',
+      namespace: principal.account,
+      name: id,
+    });
+    if (!reservation) throw new ApiError('reservation_not_found');
+    const change = await checkEdit(ctx, principal, reservation, edit);
+    if (!change) return reservation;
+    try {
+      const edited = await ctx.store.patch<Reservation>(
+        keyOf(reservation),
+        { spec: change },
+        { resourceVersion: reservation.metadata.resourceVersion! },
+      );
+      await ctx.reads.synced(edited);
+      return edited;
+    } catch (err) {
+      if (!isStoreError(err, 'Conflict')) throw err;
+      if (attempt >= 4) throw new ApiError('conflict');
+    }
+  }
+}
+
+/** The spec change an edit makes (undefined: none), or the error it answers with. */
+async function checkEdit(
+  ctx: ApiContext,
+  principal: Principal,
+  reservation: Reservation,
+  edit: ReservationEdit,
+): Promise<Pick<Reservation['spec'], 'hours' | 'vmLayout'> | undefined> {
   const phase = reservation.status?.phase ?? 'pending';
   if (phase !== 'pending' && phase !== 'active') throw new ApiError('reservation_not_editable');
   const hours = edit.hours ?? reservation.spec.hours;
@@ -171,24 +204,16 @@ export async function editReservation(
   if (layout !== reservation.spec.vmLayout && (await sandboxesOf(ctx, reservation)).length > 0) {
     throw new ApiError('sandboxes_running');
   }
-  if (hours === reservation.spec.hours && layout === reservation.spec.vmLayout) return reservation;
-  try {
-    const edited = await ctx.store.patch<Reservation>(
-      keyOf(reservation),
-      { spec: { hours, vmLayout: layout } },
-      { resourceVersion: reservation.metadata.resourceVersion! },
-    );
-    await ctx.reads.synced(edited);
-    return edited;
-  } catch (err) {
-    if (isStoreError(err, 'Conflict')) throw new ApiError('conflict');
-    throw err;
-  }
+  if (hours === reservation.spec.hours && layout === reservation.spec.vmLayout) return undefined;
+  return { hours, vmLayout: layout };
 }
 
 async function sandboxesOf(ctx: ApiContext, reservation: Reservation): Promise<Sandbox[]> {
   const { items } = await ctx.store.list<Sandbox>('Sandbox', { namespace: reservation.metadata.namespace! });
-  return items.filter((s) => s.spec.reservation === reservation.metadata.name);
+  // A failed sandbox holds no VM; one being deleted still runs until its VM is released.
+  return items.filter(
+    (s) => s.spec.reservation === reservation.metadata.name && s.status?.phase !== 'failed',
+  );
 }
 
 async function requireCredit(ctx: ApiContext, account: string, cents: number): Promise<void> {

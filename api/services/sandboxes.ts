@@ -12,7 +12,7 @@ import {
   type SandboxUse,
   type ScheduleRequest,
 } from '../../operator/scheduler/index.ts';
-import { holdsPlace } from '../../operator/sandbox/place.ts';
+import { holdsPlace } from '../../operator/sandbox/choose.ts';
 import type { Principal } from '../auth.ts';
 import { ApiError, isErrorCode } from '../errors.ts';
 import type { SandboxCreate, SandboxCreated, SandboxInfo } from '../schemas/sandboxes.ts';

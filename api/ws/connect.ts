@@ -6,10 +6,68 @@ import { STATUS_CODES } from 'node:http';
 import { ApiError } from '../errors.ts';
 
 export const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * Reads from a VM land in one 1 MiB buffer (Node's `onread`) instead of 64 KiB chunks: a 4 MB VNC
+ * framebuffer update costs ~5 reads and ~5 WebSocket frames instead of 64 of each.
+ */
+const READ_BUFFER_BYTES = 1024 * 1024;
 
-export function connectTcp(host: string, port: number, timeoutMs = CONNECT_TIMEOUT_MS): Promise<Socket> {
+/** A connection to a VM's port whose incoming bytes go to one sink at a time (handshake, relay). */
+export class VmConnection {
+  readonly socket: Socket;
+  #sink: ((chunk: Buffer) => boolean) | undefined;
+  #early: Buffer[] = [];
+
+  constructor(socket: Socket) {
+    this.socket = socket;
+  }
+
+  /** Called by the socket for each read; false stops reading until `socket.resume()`. */
+  receive(chunk: Buffer): boolean {
+    if (this.#sink) return this.#sink(chunk);
+    this.#early.push(chunk);
+    return this.#early.length < 16;
+  }
+
+  /** Back to buffering (between a handshake and the relay), with bytes read too far put back first. */
+  hold(readAhead: Buffer): void {
+    this.#sink = undefined;
+    if (readAhead.length > 0) this.#early.unshift(readAhead);
+  }
+
+  /**
+   * Where bytes from the VM go from now on (a private copy each), starting with any that arrived
+   * before; the sink returns false to stop reading until `socket.resume()`.
+   */
+  setSink(sink: (chunk: Buffer) => boolean): void {
+    this.#sink = sink;
+    const early = this.#early;
+    this.#early = [];
+    let flowing = true;
+    for (const chunk of early) flowing = sink(chunk) && flowing;
+    if (flowing && !this.socket.destroyed) this.socket.resume();
+  }
+}
+
+export function connectVm(host: string, port: number, timeoutMs = CONNECT_TIMEOUT_MS): Promise<VmConnection> {
+  // Set when the connect promise resolves, in a microtask: no read callback can run before it.
+  let conn: VmConnection | undefined;
+  const onread = {
+    buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES),
+    // The buffer is reused by the next read: hand out a copy.
+    callback: (n: number, buf: Buffer) => conn!.receive(Buffer.from(buf.subarray(0, n))),
+  };
+  return connectTcp(host, port, timeoutMs, onread).then((socket) => (conn = new VmConnection(socket)));
+}
+
+function connectTcp(
+  host: string,
+  port: number,
+  timeoutMs: number,
+  onread: { buffer: Buffer; callback: (n: number, buf: Buffer) => boolean },
+): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host, port, noDelay: true });
+    const socket = connect({ host, port, noDelay: true, onread });
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new ApiError('guest_timeout', `The VM did not accept a connection on port ${port}.`));

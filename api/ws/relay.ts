@@ -1,12 +1,12 @@
 // Relays bytes between a WebSocket (binary messages) and a TCP connection to the VM, with
 // backpressure both ways and closes propagated both ways:
-// - VM → viewer: the socket is paused while more than HIGH_WATER bytes wait in the WebSocket's send
-//   queue (counted until each send's callback), and resumed below LOW_WATER;
+// - VM → viewer: reading from the VM stops while more than HIGH_WATER bytes wait in the WebSocket's
+//   send queue (counted until each send's callback), and resumes below LOW_WATER;
 // - viewer → VM: the WebSocket is paused while the TCP socket's buffer is full, until 'drain';
 // - the VM closing (or failing) closes the WebSocket (1000, or 1011); the viewer closing ends the
 //   TCP connection, which is destroyed if the VM does not close its side soon after.
-import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
+import type { VmConnection } from './connect.ts';
 
 const HIGH_WATER = 1024 * 1024;
 const LOW_WATER = 256 * 1024;
@@ -17,21 +17,28 @@ export interface RelayCounters {
   toClient(bytes: number): void;
 }
 
-/** Starts relaying; resolves once both sides are closed. `initial*` are bytes read during handshakes. */
+/** Starts relaying; resolves once both sides are closed. `initialToVm`: bytes read during a handshake. */
 export function relay(
-  tcp: Socket,
+  vm: VmConnection,
   ws: WebSocket,
-  opts: { initialToClient?: Buffer; initialToVm?: Buffer; counters?: RelayCounters },
+  opts: { initialToVm?: Buffer; counters?: RelayCounters },
 ): Promise<void> {
+  const tcp = vm.socket;
   let queued = 0;
-  const sendToClient = (chunk: Buffer) => {
+  let stopped = false;
+  const sendToClient = (chunk: Buffer): boolean => {
+    if (ws.readyState !== ws.OPEN) return true;
     queued += chunk.length;
     opts.counters?.toClient(chunk.length);
     ws.send(chunk, { binary: true }, () => {
       queued -= chunk.length;
-      if (queued < LOW_WATER && tcp.isPaused() && !tcp.destroyed) tcp.resume();
+      if (stopped && queued < LOW_WATER && !tcp.destroyed) {
+        stopped = false;
+        tcp.resume();
+      }
     });
-    if (queued > HIGH_WATER) tcp.pause();
+    stopped = queued > HIGH_WATER;
+    return !stopped;
   };
   const sendToVm = (chunk: Buffer) => {
     opts.counters?.toVm(chunk.length);
@@ -48,9 +55,6 @@ export function relay(
       if (wsClosed && tcpClosed) resolve();
     };
 
-    tcp.on('data', (chunk: Buffer) => {
-      if (ws.readyState === ws.OPEN) sendToClient(chunk);
-    });
     tcp.on('error', () => {
       if (ws.readyState === ws.OPEN) ws.close(1011, 'VM connection failed');
     });
@@ -74,8 +78,13 @@ export function relay(
     ws.on('error', () => tcp.destroy());
 
     if (opts.initialToVm?.length) sendToVm(opts.initialToVm);
-    if (opts.initialToClient?.length) sendToClient(opts.initialToClient);
-    tcp.resume();
+    vm.setSink(sendToClient);
+    // The VM may have hung up while the viewer was still shaking hands: its 'close' is past.
+    if (tcp.destroyed) {
+      tcpClosed = true;
+      if (ws.readyState === ws.OPEN) ws.close(1000, 'VM closed the connection');
+      done();
+    }
   });
 }
 

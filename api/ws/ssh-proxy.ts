@@ -7,7 +7,7 @@ import { authenticate } from '../auth.ts';
 import type { ApiContext } from '../services/context.ts';
 import { endpointOf, guestOf } from '../services/guests.ts';
 import { findSandbox } from '../services/sandboxes.ts';
-import { connectTcp } from './connect.ts';
+import { connectVm } from './connect.ts';
 import type { ProxyTarget } from './upgrade.ts';
 
 export async function sshTarget(
@@ -19,7 +19,7 @@ export async function sshTarget(
   const sandbox = await findSandbox(ctx, principal, sandboxId);
   const guest = await guestOf(ctx, sandbox);
   const endpoint = await endpointOf('SSH', () => guest.ssh());
-  const tcp = await connectTcp(endpoint.host, endpoint.port);
-  tcp.pause();
-  return { kind: 'ssh', sandbox, tcp };
+  // Its banner waits in the connection's buffer until the relay starts.
+  const vm = await connectVm(endpoint.host, endpoint.port);
+  return { kind: 'ssh', sandbox, vm };
 }

@@ -3,7 +3,6 @@
 // failure is an ordinary JSON error response; then the socket is upgraded and relayed.
 // An open connection counts as activity for the idle reaper, and closes when the app closes.
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
@@ -12,7 +11,7 @@ import type { Sandbox } from '../../crds/index.ts';
 import { ApiError, toApiError } from '../errors.ts';
 import type { ApiMetrics } from '../metrics.ts';
 import type { ApiContext } from '../services/context.ts';
-import { writeHttpError } from './connect.ts';
+import { writeHttpError, type VmConnection } from './connect.ts';
 import { relay } from './relay.ts';
 import { sshTarget } from './ssh-proxy.ts';
 import { vncTarget } from './vnc-proxy.ts';
@@ -26,9 +25,8 @@ const PATH = /^\/v1\/sandboxes\/(sb-[0-9a-f]{32})\/(vnc|ssh)$/;
 export interface ProxyTarget {
   kind: 'vnc' | 'ssh';
   sandbox: Sandbox;
-  /** Connected to the VM, paused. */
-  tcp: Socket;
-  initialToClient?: Buffer;
+  /** Connected to the VM; what it sent so far is buffered until the relay starts. */
+  vm: VmConnection;
   /** When the connection must end (viewer link expiry), ms since the epoch. */
   closeAt?: number;
   /** A handshake with the client after the upgrade; resolves with bytes read beyond it. */
@@ -88,7 +86,7 @@ export function attachWebSocketProxies(
         ? await vncTarget(ctx, request, sandboxId, url)
         : await sshTarget(ctx, request, sandboxId);
     if (socket.destroyed) {
-      target.tcp.destroy();
+      target.vm.socket.destroy();
       return;
     }
     const ws = await new Promise<WebSocket>((resolve) => wss.handleUpgrade(request, socket, head, resolve));
@@ -108,8 +106,7 @@ export function attachWebSocketProxies(
     ctx.shutdown.addEventListener('abort', stop, { once: true });
     try {
       const initialToVm = target.greet ? await target.greet(ws) : undefined;
-      await relay(target.tcp, ws, {
-        ...(target.initialToClient && { initialToClient: target.initialToClient }),
+      await relay(target.vm, ws, {
         ...(initialToVm && { initialToVm }),
         counters: {
           toVm: (n) => metrics.wsBytes.inc({ kind, direction: 'to_vm' }, n),
@@ -118,7 +115,7 @@ export function attachWebSocketProxies(
       });
     } catch (err) {
       reqLog.info({ err: (err as Error).message }, 'websocket handshake failed');
-      target.tcp.destroy();
+      target.vm.socket.destroy();
       if (ws.readyState === ws.OPEN) ws.close(1002, 'handshake failed');
     } finally {
       clearInterval(heartbeat);

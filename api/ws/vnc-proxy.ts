@@ -2,13 +2,12 @@
 // into the VM's VNC server with the VM's password, then offers the viewer security type None and
 // relays the session. The link alone opens the live view in noVNC or any RFB client.
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import { ApiError } from '../errors.ts';
 import type { ApiContext } from '../services/context.ts';
 import { endpointOf, guestOf } from '../services/guests.ts';
 import { ByteReader } from './byte-reader.ts';
-import { connectTcp } from './connect.ts';
+import { connectVm, type VmConnection } from './connect.ts';
 import { acceptViewer, authenticateToServer, RfbError } from './rfb.ts';
 import { toBuffer } from './relay.ts';
 import type { ProxyTarget } from './upgrade.ts';
@@ -27,17 +26,17 @@ function withTimeout<T>(promise: Promise<T>, what: string, onTimeout: () => void
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Logs into the VM's VNC server; the socket is paused and waits for the viewer's ClientInit. */
-async function loginToVm(
-  host: string,
-  port: number,
-  password: string,
-): Promise<{ tcp: Socket; rest: Buffer }> {
-  const tcp = await connectTcp(host, port);
+/** Logs into the VM's VNC server; the connection then buffers until the viewer's ClientInit. */
+async function loginToVm(host: string, port: number, password: string): Promise<VmConnection> {
+  const vm = await connectVm(host, port);
+  const tcp = vm.socket;
   const reader = new ByteReader();
-  const onData = (chunk: Buffer) => reader.push(chunk);
   const onEnd = () => reader.fail(new RfbError('the VM closed the VNC connection during the handshake'));
-  tcp.on('data', onData).on('close', onEnd).on('error', onEnd);
+  vm.setSink((chunk) => {
+    reader.push(chunk);
+    return true;
+  });
+  tcp.on('close', onEnd).on('error', onEnd);
   try {
     await withTimeout(
       authenticateToServer(reader, (b) => tcp.write(b), password),
@@ -48,9 +47,9 @@ async function loginToVm(
     tcp.destroy();
     throw new ApiError('guest_unreachable', `VNC login to the VM failed: ${(err as Error).message}`);
   }
-  tcp.off('data', onData).off('close', onEnd).off('error', onEnd);
-  tcp.pause();
-  return { tcp, rest: reader.takeRest() };
+  tcp.off('close', onEnd).off('error', onEnd);
+  vm.hold(reader.takeRest());
+  return vm;
 }
 
 export async function vncTarget(
@@ -67,12 +66,11 @@ export async function vncTarget(
   );
   const guest = await guestOf(ctx, grant.sandbox);
   const endpoint = await endpointOf('VNC', () => guest.vnc());
-  const { tcp, rest } = await loginToVm(endpoint.host, endpoint.port, endpoint.password);
+  const vm = await loginToVm(endpoint.host, endpoint.port, endpoint.password);
   return {
     kind: 'vnc',
     sandbox: grant.sandbox,
-    tcp,
-    initialToClient: rest,
+    vm,
     closeAt: grant.expiresAt,
     /** The viewer's half of the handshake, over the WebSocket. */
     async greet(ws: WebSocket): Promise<Buffer> {
