@@ -126,6 +126,7 @@ async function main(): Promise<void> {
       60_000,
     );
     const reservation = await json('POST', '/v1/reservations', { hours: 24 });
+    if (reservation.status !== 'active') throw new Error(`reservation: ${JSON.stringify(reservation)}`);
     const warmVms = async () =>
       (await json('GET', '/v1/platforms')).reservation?.minis[0]?.warm_vms.length ?? 0;
     await waitFor(async () => (await warmVms()) >= 2, 'two warm VMs', 60_000);
