@@ -103,8 +103,8 @@ class RequestLogs extends LogController {
 export async function buildCustomerApp(opts: CustomerAppOptions): Promise<FastifyInstance> {
   const clock = opts.clock ?? systemClock;
   const app = Fastify({
-    ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
-    logController: new RequestLogs(),
+    // Without a logger nothing is logged, and the request log lines are not even built.
+    ...(opts.logger ? { loggerInstance: opts.logger, logController: new RequestLogs() } : { logger: false }),
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,

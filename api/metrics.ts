@@ -42,12 +42,29 @@ export class ApiMetrics {
     if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
+  /** Per (method, route, status): the metric children, looked up once (prom-client hashes labels). */
+  readonly #children = new Map<
+    string,
+    { count: Counter.Internal; time: Histogram.Internal<'method' | 'route'> }
+  >();
+
   /** onResponse hook: counts and times every request by its route pattern (never its raw URL). */
   observe = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const route = request.routeOptions.url ?? 'unmatched';
-    const status = String(reply.statusCode);
-    this.requests.inc({ method: request.method, route, status });
-    this.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
-    if (route === '/v1/sandboxes' && request.method === 'POST') this.sandboxCreates.inc({ status });
+    const key = `${request.method} ${route} ${reply.statusCode}`;
+    let child = this.#children.get(key);
+    if (!child) {
+      const status = String(reply.statusCode);
+      child = {
+        count: this.requests.labels({ method: request.method, route, status }),
+        time: this.duration.labels({ method: request.method, route }),
+      };
+      this.#children.set(key, child);
+      if (route === '/v1/sandboxes' && request.method === 'POST') this.sandboxCreates.inc({ status }, 0);
+    }
+    child.count.inc();
+    child.time.observe(reply.elapsedTime / 1000);
+    if (route === '/v1/sandboxes' && request.method === 'POST')
+      this.sandboxCreates.inc({ status: String(reply.statusCode) });
   };
 }

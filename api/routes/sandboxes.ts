@@ -120,7 +120,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     },
     async (request) => {
       const sandbox = await findSandbox(ctx, principalOf(request), request.params.sandboxID);
-      const at = await ctx.activity.touch(sandbox.metadata.namespace!, sandbox.metadata.name, true);
+      const at = (await ctx.activity.touch(sandbox.metadata.namespace!, sandbox.metadata.name, true))!;
       return { sandbox_id: sandbox.metadata.name, last_active: at.toISOString() };
     },
   );

@@ -23,15 +23,20 @@ export class ActivityTracker {
   }
 
   /**
-   * Records activity on a sandbox. Throttled unless `force` (keepalive); resolves once written or
-   * skipped. A failure is logged, never thrown: activity must not fail the request that caused it.
+   * Records activity on a sandbox. Throttled unless `force` (keepalive): a throttled call costs a
+   * map lookup and returns undefined. Otherwise resolves once written; a failure is logged, never
+   * thrown, since activity must not fail the request that caused it.
    */
-  async touch(namespace: string, name: string, force = false): Promise<Date> {
+  touch(namespace: string, name: string, force = false): Promise<Date> | undefined {
     const now = this.#clock.now();
     const key = `${namespace}/${name}`;
     const last = this.#written.get(key);
-    if (!force && last !== undefined && now - last < ACTIVITY_THROTTLE_MS) return new Date(last);
+    if (!force && last !== undefined && now - last < ACTIVITY_THROTTLE_MS) return undefined;
     this.#written.set(key, now);
+    return this.#write(namespace, name, key, now);
+  }
+
+  async #write(namespace: string, name: string, key: string, now: number): Promise<Date> {
     const at = new Date(now);
     try {
       await this.#store.patch(
