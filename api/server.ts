@@ -1,14 +1,20 @@
 // The one sandbay process: the store, the admin listener (admin key; Kubernetes-compatible resource
 // API), the customer listener, and the operator. `sandbay server` calls startServer().
+import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import type { DriverKind } from '../crds/index.ts';
 import type { Store } from '../store/store.ts';
 import { openSqliteStore } from '../store/sqlite-store.ts';
-import { buildAdminApp, type AdminRoutes } from './admin-app.ts';
+import { closeDrivers, createDrivers } from '../hosts/create-drivers.ts';
+import { startOperator, type ControllerName } from '../operator/index.ts';
+import { buildAdminRoutes, buildCustomerApp } from './app.ts';
+import { ApiMetrics } from './metrics.ts';
+import { loadViewerSecret } from './viewer-token.ts';
+import { buildAdminApp } from './admin-app.ts';
 import { bootstrapAdminKey } from './admin-auth.ts';
 import { listenHttpAndHttps } from './admin-listener.ts';
 import { ensureAdminTls, TLS_CERT_FILE, TLS_KEY_FILE } from './admin-tls.ts';
@@ -22,8 +28,17 @@ export interface ServerOptions {
   hostDriver: DriverKind;
   /** Address both listeners bind; loopback unless told otherwise. */
   host?: string;
+  /** The gateway environment idempotency keys are scoped to (default `production`). */
+  environment?: string;
   logger?: FastifyBaseLogger;
 }
+
+/** Which reconciler a resource the API wrote concerns. */
+const CONTROLLER_OF: Record<string, ControllerName | undefined> = {
+  Sandbox: 'sandbox',
+  Reservation: 'reservation',
+  Snapshot: 'snapshot',
+};
 
 export interface RunningServer {
   url: string;
@@ -40,46 +55,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** What every part of the process is given. */
-export interface ServerContext {
-  store: Store;
-  dataDir: string;
-  hostDriver: DriverKind;
-  logger: FastifyBaseLogger;
-}
-
-export interface RunningOperator {
-  stop(): Promise<void>;
-}
-
-/**
- * Extension points: the parts of the process beyond the store and the Kubernetes API. The customer
- * API (`buildCustomerApp`), the admin routes of the spec (`/admin/*`) and the operator
- * (`startOperator`, which creates the host driver named by `ctx.hostDriver`) are wired in here.
- */
-export interface ServerParts {
-  buildCustomerApp(ctx: ServerContext): Promise<FastifyInstance>;
-  adminRoutes: readonly AdminRoutes[];
-  startOperator?: (ctx: ServerContext) => Promise<RunningOperator>;
-}
-
-/**
- * The parts this build of sandbay runs. Until the customer API (`api/app.ts`: `buildCustomerApp`,
- * `buildAdminRoutes`) and the operator (`operator/index.ts`: `startOperator`) are wired in here, the
- * customer listener answers only `/health`, and no reconciler drives the fleet.
- */
-export const DEFAULT_PARTS: ServerParts = {
-  buildCustomerApp: buildHealthOnlyApp,
-  adminRoutes: [],
-};
-
 export const ADMIN_KEY_FILE = 'admin.key';
 export const DATABASE_FILE = 'sandbay.db';
 
-export async function startServer(
-  opts: ServerOptions,
-  parts: ServerParts = DEFAULT_PARTS,
-): Promise<RunningServer> {
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const dataDir = resolve(opts.dataDir);
   const logger: FastifyBaseLogger = opts.logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info' });
   const host = opts.host ?? '127.0.0.1';
@@ -92,18 +71,40 @@ export async function startServer(
   try {
     const adminKeyFile = join(dataDir, ADMIN_KEY_FILE);
     await bootstrapAdminKey(store, adminKeyFile, logger);
-    const ctx: ServerContext = { store, dataDir, hostDriver: opts.hostDriver, logger };
-    if (parts.startOperator) {
-      const operator = await parts.startOperator(ctx);
-      closers.push(() => operator.stop());
-    }
+    const drivers = createDrivers(opts.hostDriver, dataDir, (msg) =>
+      logger.info({ driver: opts.hostDriver }, msg),
+    );
+    closers.push(() => closeDrivers(drivers));
+    const operator = await startOperator({
+      store,
+      drivers,
+      blobDir: join(dataDir, 'blobs'),
+      logger,
+    });
+    closers.push(() => operator.stop());
+    const metrics = new ApiMetrics();
     const adminCaFile = join(dataDir, TLS_CERT_FILE);
     const tls = await ensureAdminTls(adminCaFile, join(dataDir, TLS_KEY_FILE), host);
-    const adminLogger = logger.child({ listener: 'admin' });
-    const adminApp = await buildAdminApp({ store, logger: adminLogger, routes: parts.adminRoutes });
+    const adminApp = await buildAdminApp({
+      store,
+      logger: logger.child({ listener: 'admin' }),
+      routes: [buildAdminRoutes({ metrics })],
+    });
     const admin = await listenHttpAndHttps(adminApp, { port: opts.adminPort ?? 8081, host, tls });
     closers.push(() => admin.close());
-    const customerApp = await parts.buildCustomerApp(ctx);
+    const customerApp = await buildCustomerApp({
+      store,
+      drivers,
+      // The watch alone would do; a nudge saves the reconcilers a round of the informer's queue.
+      operatorHooks: {
+        written: (kind, key) => CONTROLLER_OF[kind] && operator.controllers[CONTROLLER_OF[kind]].enqueue(key),
+      },
+      logger: logger.child({ listener: 'customer' }),
+      bootId: randomUUID(),
+      environment: opts.environment ?? 'production',
+      viewerSecret: await loadViewerSecret(dataDir),
+      metrics,
+    });
     closers.push(() => customerApp.close());
     const url = await listen(customerApp, opts.port ?? 8080, host);
     const running = {
@@ -131,14 +132,4 @@ async function listen(app: FastifyInstance, port: number, host: string): Promise
   const address = app.server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return `http://${shown}:${address.port}`;
-}
-
-/** The customer listener while no customer API is wired in: `/health` only. */
-async function buildHealthOnlyApp(ctx: ServerContext): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: ctx.logger.child({ listener: 'customer' }) });
-  app.get('/health', async () => ({ status: 'ok' }));
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ error: 'not_found', message: `no route ${request.method} ${request.url}` }),
-  );
-  return app;
 }
