@@ -133,21 +133,32 @@ describe('kubectl against sandbay', () => {
   });
 
   it('writes status through the status subresource and patches with a JSON patch', async () => {
-    await kubectl(['apply', '-f', '-'], MINI.replace('mini-1', 'mini-2'));
+    // A Task: no reconciler writes its status, so what kubectl wrote is what it reads back.
+    const task = `apiVersion: sandbay.io/v1alpha1
+kind: Task
+metadata:
+  name: t1
+spec:
+  instruction: open the editor
+  category: web
+`;
+    expect((await kubectl(['apply', '-n', 'acct-2', '-f', '-'], task)).code).toBe(0);
     const status = await kubectl([
       'patch',
-      'mini',
-      'mini-2',
+      'task',
+      't1',
+      '-n',
+      'acct-2',
       '--subresource=status',
       '--type=merge',
       '-p',
-      '{"status":{"phase":"available"}}',
+      '{"status":{"phase":"ready"}}',
     ]);
     expect(status).toMatchObject({ code: 0 });
-    const ops = '[{"op":"replace","path":"/spec/address","value":"127.0.0.9"}]';
-    expect((await kubectl(['patch', 'mini', 'mini-2', '--type=json', '-p', ops])).code).toBe(0);
-    const row = (await kubectl(['get', 'mini', 'mini-2', '--no-headers'])).stdout;
-    expect(row).toMatch(/^mini-2\s+127\.0\.0\.9\s+m4\s+linux\s+available\s+/);
+    const ops = '[{"op":"replace","path":"/spec/category","value":"docs"}]';
+    expect((await kubectl(['patch', 'task', 't1', '-n', 'acct-2', '--type=json', '-p', ops])).code).toBe(0);
+    const row = (await kubectl(['get', 'task', 't1', '-n', 'acct-2', '--no-headers'])).stdout;
+    expect(row).toMatch(/^t1\s+docs\s+ready\s+/);
   });
 
   it('handles namespaced kinds: apply in a namespace, list across namespaces', async () => {
