@@ -3,7 +3,8 @@ import type { AnyResource } from '../../crds/index.ts';
 import { parseFieldSelector } from './field-selector.ts';
 import { applyJsonPatch } from './json-patch.ts';
 import { negotiate } from './negotiate.ts';
-import { humanDuration, jsonPathValue } from './table.ts';
+import { humanDuration, jsonPathValue, tableRow } from './table.ts';
+import { ReservationKind } from '../../crds/index.ts';
 
 describe('negotiate', () => {
   it('picks the first rendering the client accepts', () => {
@@ -38,6 +39,22 @@ describe('humanDuration', () => {
     expect(humanDuration(100 * 86400 * s)).toBe('100d');
     expect(humanDuration((3 * 365 + 2) * 86400 * s)).toBe('3y2d');
     expect(humanDuration(9 * 365 * 86400 * s)).toBe('9y');
+  });
+});
+
+describe('date columns', () => {
+  it('print a future time as how far ahead it is (a reservation End), a past one as an age', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    const reservation = {
+      apiVersion: 'sandbay.io/v1alpha1',
+      kind: 'Reservation',
+      metadata: { name: 'r', namespace: 'a', creationTimestamp: '2025-12-31T23:59:00Z' },
+      spec: { hours: 24, miniCount: 1, macModel: 'm4', vmLayout: 'split' },
+      status: { endAt: '2026-01-02T00:00:00Z' },
+    } as AnyResource;
+    const cells = tableRow(ReservationKind, reservation, 'None', now).cells;
+    expect(cells).toContain('in 24h');
+    expect(cells.at(-1)).toBe('60s');
   });
 });
 

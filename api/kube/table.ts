@@ -109,7 +109,10 @@ export function jsonPathValue(obj: unknown, path: string): unknown {
 function humanAge(timestamp: string | undefined, now: Date): string | null {
   if (timestamp === undefined) return null;
   const then = Date.parse(timestamp);
-  return Number.isNaN(then) ? null : humanDuration(now.getTime() - then);
+  if (Number.isNaN(then)) return null;
+  // Kubernetes prints `<invalid>` for a future time; a reservation's End is always ahead, so say when.
+  const ahead = then - now.getTime();
+  return ahead > 1000 ? `in ${humanDuration(ahead)}` : humanDuration(-ahead);
 }
 
 /** A duration the way kubectl prints ages (`45s`, `3m20s`, `5h`, `2d4h`, `3y`): the API server's rules. */
