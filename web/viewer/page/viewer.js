@@ -93,7 +93,9 @@ if (link.error) {
   sandboxLabel.textContent = link.id;
   viewOnly.checked = link.viewOnly;
   viewOnly.addEventListener('change', () => {
-    if (rfb) rfb.viewOnly = viewOnly.checked;
+    if (!rfb) return;
+    rfb.viewOnly = viewOnly.checked;
+    rfb.focus(); // the keyboard goes back to the remote screen, not the checkbox
   });
   reconnect.addEventListener('click', () => connect(link));
   connect(link);

@@ -1,0 +1,311 @@
+// The browser live view end to end: a real sandbay (`startServer`, linux driver: the VM is a real
+// desktop) and headless Chromium opening `/view/<id>?token=…`, the page the docs derive from a
+// `vnc_url`. The page must show the VM's screen, turn clicks and keystrokes on its canvas into the
+// VM's own pointer and keyboard input, honour view-only, and say why it disconnected.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Reservation, Sandbox } from '../crds/index.ts';
+import { startServer, type RunningServer } from '../api/server.ts';
+import { loadViewerSecret, VIEWER_TOKEN_TTL_MS, ViewerTokens } from '../api/viewer-token.ts';
+import { createLinuxDriver } from '../hosts/linux/index.ts';
+import { seedAccount, waitFor } from './api-harness.ts';
+
+const ACCOUNT = 'viewer';
+/** The browser window: smaller than the VM's 1280×800, so the page has to scale the screen down. */
+const VIEWPORT = { width: 1000, height: 700 };
+
+let dir: string;
+let server: RunningServer;
+let browser: Browser;
+let key: string;
+let sb: string;
+
+interface Reply {
+  status: number;
+  body: Buffer;
+}
+
+async function api(method: string, path: string, body?: unknown): Promise<Reply> {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
+}
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are checked field by field
+const json = (r: Reply): any => JSON.parse(r.body.toString('utf8'));
+const on = (rest: string) => `/v1/sandboxes/${sb}${rest}`;
+
+/** The live view of a `vnc_url`, by the rule docs/live-view.md gives. */
+function liveViewUrl(vncUrl: string): string {
+  const m = /^\/v1\/sandboxes\/(sb-[0-9a-f]{32})\/vnc\?token=([^&]+)$/.exec(vncUrl);
+  if (!m) throw new Error(`not a vnc_url: ${vncUrl}`);
+  return `${server.url}/view/${m[1]}?token=${m[2]}`;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sandbay-web-viewer-'));
+  server = await startServer({
+    dataDir: dir,
+    port: 0,
+    adminPort: 0,
+    hostDriver: 'linux',
+    logger: pino({ level: 'silent' }),
+  });
+  key = await seedAccount(server.store, ACCOUNT, 100_000_000);
+  await waitFor(
+    async () => json(await api('GET', '/v1/platforms')).models[0]?.available_minis > 0,
+    'the local Mac to be for sale',
+    60_000,
+  );
+  const reserved = await api('POST', '/v1/reservations', {
+    hours: 24,
+    mini_count: 1,
+    mac_model: 'm4',
+    vm_layout: 'split',
+  });
+  expect(json(reserved).status, reserved.body.toString()).toBe('active');
+  const created = await waitFor(
+    async () => {
+      const r = await api('POST', '/v1/sandboxes', {});
+      return r.status === 201 ? json(r) : undefined;
+    },
+    'a sandbox',
+    60_000,
+  );
+  sb = created.sandbox_id;
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  // startServer's driver only powers VMs off; a driver on the same data dir adopts and deletes them
+  // (their users, mounts and cgroups), so nothing outlives the temp dir.
+  if (dir) {
+    const driver = createLinuxDriver({ dataDir: join(dir, 'linux'), discardOnClose: true });
+    const host = driver.host({ name: 'local', address: '127.0.0.1', model: 'm4' });
+    for (const vm of await host.listVms()) await host.deleteVm(vm.name);
+    await driver.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}, 120_000);
+
+/** A page that records Content-Security-Policy violations (the policy must not break noVNC). */
+async function openPage(): Promise<{ page: Page; cspViolations: string[] }> {
+  const page = await browser.newPage({ viewport: VIEWPORT });
+  const cspViolations: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.text().includes('Content Security Policy')) cspViolations.push(msg.text());
+  });
+  return { page, cspViolations };
+}
+
+/** The tag of the element that has the keyboard (a string: this file is not compiled with DOM types). */
+async function focusedTag(page: Page): Promise<unknown> {
+  return page.evaluate('document.activeElement && document.activeElement.tagName');
+}
+
+async function statusOf(page: Page): Promise<{ state: string | null; text: string }> {
+  const status = page.locator('#status');
+  return { state: await status.getAttribute('data-state'), text: (await status.textContent()) ?? '' };
+}
+
+async function waitForState(page: Page, state: string, timeoutMs = 20_000): Promise<string> {
+  await page.locator(`#status[data-state="${state}"]`).waitFor({ timeout: timeoutMs });
+  return (await statusOf(page)).text;
+}
+
+/** The remote screen's canvas: where it is on the page and its scale (CSS px per VM px). */
+async function canvasBox(page: Page, vmWidth: number) {
+  const box = await page.locator('#screen canvas').first().boundingBox();
+  if (!box) throw new Error('no canvas on the page');
+  return { ...box, scale: box.width / vmWidth };
+}
+
+/** Share of the canvas's pixels (in a page screenshot) that are not black. */
+async function nonBlackShare(png: Buffer, box: { x: number; y: number; width: number; height: number }) {
+  const { data, info } = await sharp(png)
+    .extract({
+      left: Math.ceil(box.x),
+      top: Math.ceil(box.y),
+      width: Math.floor(box.width) - 1,
+      height: Math.floor(box.height) - 1,
+    })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  let lit = 0;
+  for (let i = 0; i < data.length; i += info.channels) {
+    if (data[i]! + data[i + 1]! + data[i + 2]! > 48) lit++;
+  }
+  return lit / (info.width * info.height);
+}
+
+/** Mean brightness (0–255) of one pixel of a page screenshot. */
+async function brightnessAt(png: Buffer, x: number, y: number): Promise<number> {
+  const { data } = await sharp(png)
+    .extract({ left: Math.round(x), top: Math.round(y), width: 1, height: 1 })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return (data[0]! + data[1]! + data[2]!) / 3;
+}
+
+describe('the live view of a sandbox', () => {
+  it('shows the desktop from the vnc_url alone and steers the VM with mouse and keyboard', async () => {
+    const minted = json(await api('POST', on('/viewer-token')));
+    expect(minted.vnc_url).toBe(`/v1/sandboxes/${sb}/vnc?token=${minted.token}`);
+    const display = json(await api('GET', on('/display/info')));
+    // A terminal that appends every line typed into it to ~/typed.txt.
+    await api('POST', on('/exec'), {
+      command:
+        '(setsid xterm -T viewer-typer -geometry 60x12+380+260 -e sh -c \'while read line; do echo "$line" >> ~/typed.txt; done\' >/dev/null 2>&1 &)',
+    });
+    const win = await waitFor(
+      async () =>
+        (
+          json(await api('GET', on('/display/windows'))).windows as {
+            name: string;
+            x: number;
+            y: number;
+            width: number;
+            height: number;
+          }[]
+        ).find((w) => w.name === 'viewer-typer'),
+      'the xterm window',
+      20_000,
+    );
+
+    const { page, cspViolations } = await openPage();
+    const response = await page.goto(liveViewUrl(minted.vnc_url));
+    expect(response?.headers()['referrer-policy']).toBe('no-referrer');
+    expect(await waitForState(page, 'connected')).toBe('connected');
+    expect(await page.locator('#sandbox').textContent()).toBe(sb);
+
+    // Scaled to fit: the whole 1280×800 screen inside the window below the status bar.
+    const box = await canvasBox(page, display.width);
+    expect(box.scale).toBeLessThan(1);
+    expect(box.width).toBeLessThanOrEqual(VIEWPORT.width);
+    expect(box.y + box.height).toBeLessThanOrEqual(VIEWPORT.height + 0.5);
+    expect(box.height / box.width).toBeCloseTo(display.height / display.width, 2);
+
+    // The xterm (white) shows where the VM has it, through the scaling.
+    const center = { x: win.x + Math.round(win.width / 2), y: win.y + Math.round(win.height / 2) };
+    const onPage = { x: box.x + center.x * box.scale, y: box.y + center.y * box.scale };
+    const shot = await waitFor(
+      async () => {
+        const png = await page.screenshot();
+        return (await brightnessAt(png, onPage.x, onPage.y)) > 200 ? png : undefined;
+      },
+      'the xterm on the canvas',
+      20_000,
+    );
+    expect(await nonBlackShare(shot, box)).toBeGreaterThan(0.03);
+    if (process.env.SANDBAY_VIEWER_SCREENSHOT) await writeFile(process.env.SANDBAY_VIEWER_SCREENSHOT, shot);
+
+    // A click on the canvas puts the VM's pointer at the mapped point and focuses the xterm.
+    await page.mouse.click(onPage.x, onPage.y);
+    await waitFor(
+      async () => {
+        const pos = json(await api('GET', on('/mouse/position')));
+        return Math.abs(pos.x - center.x) <= 2 && Math.abs(pos.y - center.y) <= 2;
+      },
+      `the VM pointer at ${center.x},${center.y}`,
+      10_000,
+    );
+    await page.keyboard.type('typed in the browser');
+    await page.keyboard.press('Enter');
+    const typed = async () => {
+      const r = await api('GET', on('/files?path=typed.txt'));
+      return r.status === 200 ? r.body.toString('utf8') : '';
+    };
+    await waitFor(async () => (await typed()) === 'typed in the browser\n', 'the typed line', 10_000);
+
+    // View only: neither a click elsewhere nor keystrokes reach the VM. The keys typed after leaving
+    // view-only travel on the same socket, so once they have arrived, anything sent before them has too.
+    await page.locator('#view-only').check();
+    expect(await focusedTag(page)).toBe('CANVAS');
+    await page.mouse.click(box.x + 20, box.y + 20);
+    await page.keyboard.type('VIEWONLY');
+    await page.locator('#view-only').uncheck();
+    expect(await focusedTag(page)).toBe('CANVAS');
+    await page.keyboard.type('after');
+    await page.keyboard.press('Enter');
+    const lines = await waitFor(
+      async () => {
+        const text = await typed();
+        return text.split('\n').length > 2 ? text : undefined;
+      },
+      'a second line',
+      10_000,
+    );
+    expect(lines).toBe('typed in the browser\nafter\n');
+    const pos = json(await api('GET', on('/mouse/position')));
+    expect(Math.abs(pos.x - center.x) <= 2 && Math.abs(pos.y - center.y) <= 2, JSON.stringify(pos)).toBe(
+      true,
+    );
+
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('says it could not connect when the token is garbage', async () => {
+    const { page, cspViolations } = await openPage();
+    await page.goto(`${server.url}/view/${sb}?token=garbage`);
+    const text = await waitForState(page, 'disconnected');
+    expect(text).toContain('could not connect');
+    expect(await page.locator('#reconnect').isVisible()).toBe(true);
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('says so when the link has no token, without trying to connect', async () => {
+    const { page } = await openPage();
+    const sockets: string[] = [];
+    page.on('websocket', (ws) => sockets.push(ws.url()));
+    await page.goto(`${server.url}/view/${sb}`);
+    expect(await waitForState(page, 'disconnected')).toContain('no viewer token');
+    expect(sockets).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('shows that the link expired when the server ends the session with 4001', async () => {
+    // A genuine viewer token of this server, minted so that it expires 4 s from now.
+    const sandbox = await server.store.get<Sandbox>({ kind: 'Sandbox', namespace: ACCOUNT, name: sb });
+    const reservation = await server.store.get<Reservation>({
+      kind: 'Reservation',
+      namespace: ACCOUNT,
+      name: sandbox!.spec.reservation,
+    });
+    const tokens = new ViewerTokens(await loadViewerSecret(dir));
+    const short = tokens.mint(sandbox!, reservation!, Date.now() - VIEWER_TOKEN_TTL_MS + 4_000);
+
+    const { page } = await openPage();
+    await page.goto(liveViewUrl(short.vncUrl));
+    await waitForState(page, 'connected');
+    const text = await waitForState(page, 'disconnected', 20_000);
+    expect(text).toContain('the link has expired');
+    expect(text).toContain('4001');
+    expect(await page.locator('#screen canvas').count()).toBe(0);
+    await page.close();
+  }, 60_000);
+});
