@@ -68,10 +68,13 @@ export interface CustomerAppOptions {
   metrics?: ApiMetrics;
   /** Reported by /health. */
   version?: string;
+  /** On close, how long requests waiting on a reconciler may still finish. Default 30 s. */
+  shutdownGraceMs?: number;
 }
 
 export const DEFAULT_RATE_LIMIT = { max: 6000, timeWindowMs: 60_000 };
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
 const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000;
 
 declare module 'fastify' {
@@ -183,20 +186,39 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   openApiRoute(app);
 
   const proxies = attachWebSocketProxies(app.server, ctx, app.log, metrics);
+  let closing = false;
   const sweep = () => {
     sweepExpiredRecords(ctx)
       .catch((err: unknown) => app.log.warn({ err }, 'idempotency sweep failed'))
-      .finally(() => (sweeper = clock.setTimer(IDEMPOTENCY_SWEEP_MS, sweep)));
+      .finally(() => {
+        if (!closing) sweeper = clock.setTimer(IDEMPOTENCY_SWEEP_MS, sweep);
+      });
   };
   let sweeper = clock.setTimer(IDEMPOTENCY_SWEEP_MS, sweep);
+
+  // Graceful shutdown: the listener stops taking requests (503 to new ones) and waits for those in
+  // flight. A request waiting on a reconciler (a cold boot, a snapshot) gets the grace period to
+  // finish, then ends with 503 `server_shutting_down` (its idempotency record stays in flight and
+  // the next boot releases it). WebSocket connections close with 1001.
+  let grace: NodeJS.Timeout | undefined;
+  let reapIdle: NodeJS.Timeout | undefined;
+  const stopWaiting = () => shutdown.abort(new ApiError('server_shutting_down'));
   app.addHook('preClose', async () => {
+    closing = true;
     sweeper.cancel();
+    grace = setTimeout(stopWaiting, opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
+    grace.unref();
+    // A keep-alive connection whose request finishes during the close turns idle afterwards; the
+    // listener closes idle connections only once, when the close starts: keep closing them.
+    reapIdle = setInterval(() => app.server.closeIdleConnections(), 100);
+    reapIdle.unref();
     await proxies.close();
   });
   app.addHook('onClose', async () => {
+    clearTimeout(grace);
+    clearInterval(reapIdle);
+    stopWaiting();
     reads.stop();
-    // Requests still waiting on a reconciler end with 503 `server_shutting_down`.
-    shutdown.abort(new ApiError('server_shutting_down'));
   });
   return app;
 }
