@@ -3,14 +3,8 @@
 // (about 6 ms: 4 MB through the socket). Captures on one connection run one at a time, because
 // they share the segment.
 import { DriverError } from '../driver.ts';
+import { checkRegion, type Region } from '../screenshot-options.ts';
 import type { X11Connection } from './x11-connection.ts';
-
-export interface Region {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
 
 /** Packed RGB, 3 bytes per pixel, rows without padding. */
 export interface RgbFrame {
@@ -88,28 +82,10 @@ async function openSegment(conn: X11Connection): Promise<ShmSegment | undefined>
     .catch(() => undefined);
 }
 
-export function checkRegion(conn: X11Connection, r: Region): void {
-  const ints = [r.x, r.y, r.width, r.height].every((v) => Number.isInteger(v));
-  if (
-    !ints ||
-    r.x < 0 ||
-    r.y < 0 ||
-    r.width < 1 ||
-    r.height < 1 ||
-    r.x + r.width > conn.width ||
-    r.y + r.height > conn.height
-  ) {
-    throw new DriverError(
-      'invalid_argument',
-      `region ${r.width}×${r.height} at (${r.x}, ${r.y}) is not inside the ${conn.width}×${conn.height} screen`,
-    );
-  }
-}
-
 /** Captures `region` (default: the whole screen) as packed RGB. */
 export async function captureRgb(conn: X11Connection, region?: Region): Promise<RgbFrame> {
   const r = region ?? { x: 0, y: 0, width: conn.width, height: conn.height };
-  checkRegion(conn, r);
+  checkRegion(r, conn);
   const state = await stateOf(conn);
   const run = state.tail.then(() => grab(conn, state.segment, r));
   state.tail = run.catch(() => undefined);

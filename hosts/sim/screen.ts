@@ -3,7 +3,8 @@
 // (there is none); it is a valid PNG or JPEG of the right size. Encoded images are cached, so a
 // thousand guests polling screenshots cost little.
 import sharp, { type OverlayOptions } from 'sharp';
-import { DriverError, type ScreenshotOptions } from '../driver.ts';
+import type { ScreenshotOptions } from '../driver.ts';
+import { checkScreenshotOptions } from '../screenshot-options.ts';
 
 const DEFAULT_JPEG_QUALITY = 80;
 const MENU_BAR = 24;
@@ -19,41 +20,6 @@ export interface ScreenState {
   cursor: { x: number; y: number };
 }
 
-function checkOptions(opts: ScreenshotOptions, s: ScreenState): void {
-  if (opts.format !== undefined && opts.format !== 'png' && opts.format !== 'jpeg') {
-    throw new DriverError('invalid_argument', `format must be png or jpeg, got ${String(opts.format)}`);
-  }
-  if (
-    opts.quality !== undefined &&
-    (!Number.isInteger(opts.quality) || opts.quality < 1 || opts.quality > 100)
-  ) {
-    throw new DriverError(
-      'invalid_argument',
-      `quality must be an integer from 1 to 100, got ${opts.quality}`,
-    );
-  }
-  if (opts.scale !== undefined && (typeof opts.scale !== 'number' || !(opts.scale > 0 && opts.scale <= 1))) {
-    throw new DriverError('invalid_argument', `scale must be a number in (0, 1], got ${String(opts.scale)}`);
-  }
-  const r = opts.region;
-  if (r === undefined) return;
-  const ints = [r.x, r.y, r.width, r.height].every(Number.isInteger);
-  if (
-    !ints ||
-    r.x < 0 ||
-    r.y < 0 ||
-    r.width < 1 ||
-    r.height < 1 ||
-    r.x + r.width > s.width ||
-    r.y + r.height > s.height
-  ) {
-    throw new DriverError(
-      'invalid_argument',
-      `region ${JSON.stringify(r)} is not inside the ${s.width}×${s.height} screen`,
-    );
-  }
-}
-
 function colourOf(seed: string): { r: number; g: number; b: number } {
   let h = 2166136261;
   for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 16777619);
@@ -61,7 +27,7 @@ function colourOf(seed: string): { r: number; g: number; b: number } {
 }
 
 export function screenshot(s: ScreenState, opts: ScreenshotOptions = {}): Promise<Buffer> {
-  checkOptions(opts, s);
+  checkScreenshotOptions(opts, s);
   const region = opts.region ?? { x: 0, y: 0, width: s.width, height: s.height };
   const cursor = opts.showCursor ? s.cursor : undefined;
   const key = JSON.stringify([
