@@ -6,6 +6,7 @@
 // erases backwards (BackSpace); forward delete is `forwarddelete` / `del`. See docs/linux-keys.md.
 import { createRequire } from 'node:module';
 import { DriverError } from '../driver.ts';
+import { splitHotkey } from '../hotkey.ts';
 
 export const XK = {
   BackSpace: 0xff08,
@@ -179,16 +180,7 @@ export function chordFor(key: string, modifiers: string[] = []): Chord {
 
 /** `hotkey("cmd+shift+t")`: every key but the last is held, the last is pressed. `ctrl++` ends in `+`. */
 export function parseHotkey(keys: string): Chord {
-  if (typeof keys !== 'string' || keys.trim() === '')
-    throw new DriverError('invalid_argument', 'empty hotkey');
-  const parts = keys.endsWith('++') ? [...keys.slice(0, -2).split('+'), '+'] : keys.split('+');
-  if (parts.some((p) => p.trim() === '' && p !== '+')) {
-    throw new DriverError(
-      'invalid_argument',
-      `malformed hotkey "${keys}" (keys joined with +, e.g. cmd+shift+t)`,
-    );
-  }
-  const names = parts.map((p) => (p === '+' ? p : p.trim()));
+  const names = splitHotkey(keys);
   const held = unique(names.slice(0, -1).map((n) => keysymForName(n, true)));
   return { held, key: keysymForName(names[names.length - 1] as string, held.length > 0) };
 }

@@ -1,6 +1,7 @@
 // Key names the sim accepts: the API's macOS-flavoured names, checked the way the linux driver checks
 // them (unknown keys and modifiers are an `invalid_argument`), without mapping them to anything.
 import { DriverError } from '../driver.ts';
+import { splitHotkey } from '../hotkey.ts';
 
 const MODIFIERS = new Set([
   'cmd',
@@ -94,14 +95,5 @@ export function checkKey(key: unknown, modifiers: unknown): void {
 
 /** `hotkey("cmd+shift+t")`; `ctrl++` ends in `+`. */
 export function checkHotkey(keys: unknown): void {
-  if (typeof keys !== 'string' || keys.trim() === '')
-    throw new DriverError('invalid_argument', 'empty hotkey');
-  const parts = keys.endsWith('++') ? [...keys.slice(0, -2).split('+'), '+'] : keys.split('+');
-  if (parts.some((p) => p.trim() === '' && p !== '+')) {
-    throw new DriverError(
-      'invalid_argument',
-      `malformed hotkey "${keys}" (keys joined with +, e.g. cmd+shift+t)`,
-    );
-  }
-  parts.forEach((p) => checkKeyName(p === '+' ? p : p.trim()));
+  splitHotkey(keys).forEach(checkKeyName);
 }
