@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../api/keys.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import type { Account, ApiKey } from '../crds/index.ts';
+import { runProcess, type ProcessRun } from './support/process.ts';
 
 const BIN = join(import.meta.dirname, '..', 'cli', 'bin.ts');
 let dir: string;
@@ -31,25 +32,14 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function sandbay(args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: dir,
-      env: { ...process.env, SANDBAY_URL: server.adminUrl, SANDBAY_ADMIN_KEY: '', ...opts.env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(opts.stdin ?? '');
+function sandbay(
+  args: string[],
+  opts: { stdin?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<ProcessRun> {
+  return runProcess(process.execPath, [BIN, ...args], {
+    cwd: dir,
+    env: { ...process.env, SANDBAY_URL: server.adminUrl, SANDBAY_ADMIN_KEY: '', ...opts.env },
+    ...(opts.stdin !== undefined && { stdin: opts.stdin }),
   });
 }
 

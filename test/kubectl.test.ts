@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../api/server.ts';
+import { runProcess, type ProcessRun } from './support/process.ts';
 
 let dir: string;
 let server: RunningServer;
@@ -44,17 +45,8 @@ function kubectlArgs(args: string[]): string[] {
   ];
 }
 
-function kubectl(args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('kubectl', kubectlArgs(args), { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(stdin ?? '');
-  });
+function kubectl(args: string[], stdin?: string): Promise<ProcessRun> {
+  return runProcess('kubectl', kubectlArgs(args), { env, ...(stdin !== undefined && { stdin }) });
 }
 
 const MINI = `apiVersion: sandbay.io/v1alpha1

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../store/sqlite-store.ts';
+import { waitFor } from './support/wait.ts';
 
 export interface TempStore {
   store: SqliteStore;
@@ -24,20 +25,7 @@ export async function tempStore(opts: Partial<SqliteStoreOptions> = {}): Promise
   };
 }
 
-/** Resolves with the first truthy value of `probe`; throws after `timeoutMs` saying what was awaited. */
-export async function waitFor<T>(
-  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
+export { waitFor };
 
 // ---- a sim fleet under a running operator ----
 
@@ -54,6 +42,7 @@ import {
 import { createSimDriver, type SimDriver, type SimDriverOptions } from '../hosts/sim/index.ts';
 import { startOperator, type RunningOperator, type StartOperatorOptions } from '../operator/index.ts';
 import { FakeClock } from '../operator/runtime/clock.ts';
+import { createAccount } from './support/accounts.ts';
 
 export const ZERO_TIMINGS = {
   cloneMs: 0,
@@ -115,20 +104,8 @@ export async function startSimFleet(
     sim,
     clock,
     op: undefined as unknown as RunningOperator,
-    async account(name, balanceCents) {
-      const acct = await t.store.create<Account>({
-        apiVersion: API_VERSION,
-        kind: 'Account',
-        metadata: { name },
-        spec: { displayName: name, userId: '00000000-0000-4000-8000-000000000001' },
-      });
-      return t.store.updateStatus<Account>({
-        ...acct,
-        status: {
-          ledger: [{ at: new Date(clock.now()).toISOString(), amountCents: balanceCents, reason: 'grant' }],
-          balanceCents,
-        },
-      });
+    account(name, balanceCents) {
+      return createAccount(t.store, name, balanceCents, new Date(clock.now()));
     },
     async addMini(decl) {
       const address = `10.0.${Math.floor(addresses.size / 250)}.${(addresses.size % 250) + 1}`;
