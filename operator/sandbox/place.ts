@@ -4,11 +4,11 @@
 // the other reconciles again on fresh data.
 import type { Sandbox, VM } from '../../crds/index.ts';
 import { isScheduleFailure, type ScheduleRequest } from '../scheduler/index.ts';
-import { Reasons, type SandboxFailureCode } from '../conditions.ts';
+import type { SandboxFailureCode } from '../conditions.ts';
 import { reservationKeyOf, sandboxKeyOf, type OperatorContext } from '../context.ts';
 import type { ClaimsInFlight } from './claims.ts';
 import { chooseVm } from './choose.ts';
-import { patchSandboxStatus, readyCondition } from './status.ts';
+import { writeClaimStatus } from './status.ts';
 
 /**
  * On a claimed VM: `warm` or `cold`, as the scheduler decided. Written with the claim, so a sandbox
@@ -92,24 +92,6 @@ export async function place(
     cpu: choice.cpu,
     memoryGiB: choice.memoryGiB,
   };
-  const vmIp = claimed.status?.vmIp;
-  if (choice.boot === 'warm' && vmIp !== undefined) {
-    await patchSandboxStatus(
-      ctx,
-      sb,
-      'claimWarm',
-      { ...placement, vmIp: vmIp, lastActive: new Date(ctx.clock.now()).toISOString() },
-      readyCondition('True', Reasons.Running),
-    );
-  } else {
-    await patchSandboxStatus(
-      ctx,
-      sb,
-      'claimCold',
-      placement,
-      readyCondition('False', Reasons.Booted, 'booting'),
-    );
-    ctx.enqueue.pool(choice.mini);
-  }
+  if (!(await writeClaimStatus(ctx, sb, placement, claimed.status?.vmIp))) ctx.enqueue.pool(choice.mini);
   return { placed: true };
 }

@@ -9,7 +9,7 @@ import { ClaimsInFlight } from './claims.ts';
 import { BOOT_ANNOTATION, place } from './place.ts';
 import { reapIfIdle } from './reaper.ts';
 import { releaseVm } from './release.ts';
-import { patchSandboxStatus, readyCondition, sandboxPhase } from './status.ts';
+import { patchSandboxStatus, readyCondition, sandboxPhase, writeClaimStatus } from './status.ts';
 
 export function sandboxReconciler(ctx: OperatorContext): ReconcileFn {
   const claims = new ClaimsInFlight();
@@ -97,23 +97,7 @@ async function adoptClaim(ctx: OperatorContext, sb: Sandbox, vm: VM): Promise<vo
     { sandbox: sandboxKeyOf(sb), vm: vm.metadata.name, boot },
     'adopting a claim made before a restart',
   );
-  if (boot === 'warm' && vm.status?.vmIp !== undefined) {
-    await patchSandboxStatus(
-      ctx,
-      sb,
-      'claimWarm',
-      { ...placement, vmIp: vm.status.vmIp, lastActive: new Date(ctx.clock.now()).toISOString() },
-      readyCondition('True', Reasons.Running),
-    );
-  } else {
-    await patchSandboxStatus(
-      ctx,
-      sb,
-      'claimCold',
-      placement,
-      readyCondition('False', Reasons.Booted, 'booting'),
-    );
-  }
+  await writeClaimStatus(ctx, sb, placement, vm.status?.vmIp);
 }
 
 /** Fails the sandbox with a code the API maps to HTTP, then releases whatever VM it holds. */

@@ -1,7 +1,7 @@
 // Sandbox status writes: merge patches of the operator's own fields (so they never clobber
 // `lastActive`, which the API writes), phases moved only through the transition table.
 import type { Sandbox, SandboxStatus } from '../../crds/index.ts';
-import { ConditionTypes, setCondition, type ConditionInput } from '../conditions.ts';
+import { ConditionTypes, Reasons, setCondition, type ConditionInput } from '../conditions.ts';
 import type { OperatorContext } from '../context.ts';
 import { sandboxMachine, type SandboxEvent, type SandboxState } from './states.ts';
 
@@ -38,4 +38,34 @@ export async function patchSandboxStatus(
 
 export function readyCondition(status: 'True' | 'False', reason: string, message?: string): ConditionInput {
   return { type: ConditionTypes.Ready, status, reason, ...(message !== undefined && { message }) };
+}
+
+/**
+ * The status a fresh claim writes (placing, or adopting a claim after a restart): a warm VM that
+ * already has its address runs at once; anything else boots first. Returns whether it runs.
+ */
+export async function writeClaimStatus(
+  ctx: OperatorContext,
+  sb: Sandbox,
+  placement: Partial<SandboxStatus>,
+  vmIp: string | undefined,
+): Promise<boolean> {
+  if (placement.boot === 'warm' && vmIp !== undefined) {
+    await patchSandboxStatus(
+      ctx,
+      sb,
+      'claimWarm',
+      { ...placement, vmIp, lastActive: new Date(ctx.clock.now()).toISOString() },
+      readyCondition('True', Reasons.Running),
+    );
+    return true;
+  }
+  await patchSandboxStatus(
+    ctx,
+    sb,
+    'claimCold',
+    placement,
+    readyCondition('False', Reasons.Booted, 'booting'),
+  );
+  return false;
 }
