@@ -14,6 +14,7 @@ import Fastify, {
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Store } from '../store/store.ts';
+import type { BlobStore } from '../operator/blob-store.ts';
 import { systemClock, type Clock } from '../operator/runtime/clock.ts';
 import { authHook } from './auth.ts';
 import { ApiError, errorHandler, notFoundHandler } from './errors.ts';
@@ -35,6 +36,7 @@ import { reservationRoutes } from './routes/reservations.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
 import { screenshotRoutes } from './routes/screenshots.ts';
 import { snapshotRoutes } from './routes/snapshots.ts';
+import { taskRoutes } from './routes/tasks.ts';
 import { viewerTokenRoutes } from './routes/viewer-token.ts';
 import { ActivityTracker } from './services/activity.ts';
 import { CachedReads } from './services/reads.ts';
@@ -68,6 +70,8 @@ export interface CustomerAppOptions {
   metrics?: ApiMetrics;
   /** Reported by /health. */
   version?: string;
+  /** The operator's blob store: task screenshots and recordings (trajectory downloads). */
+  blobs?: BlobStore;
   /** On close, how long requests waiting on a reconciler may still finish. Default 30 s. */
   shutdownGraceMs?: number;
 }
@@ -183,6 +187,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   await app.register(displayRoutes, routeOpts);
   await app.register(snapshotRoutes, routeOpts);
   await app.register(connectivityRoutes, routeOpts);
+  await app.register(taskRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   openApiRoute(app);
 
   const proxies = attachWebSocketProxies(app.server, ctx, app.log, metrics);

@@ -37,6 +37,9 @@ const API_ERRORS = {
   snapshot_not_found: { status: 404, message: 'Snapshot not found.' },
   recording_not_found: { status: 404, message: 'Recording not found.' },
   file_not_found: { status: 404, message: 'No such file in the sandbox.' },
+  task_not_found: { status: 404, message: 'Task not found.' },
+  step_not_found: { status: 404, message: 'The task has no screenshot for this step.' },
+  replay_not_found: { status: 404, message: 'Replay not found.' },
   // 409: the request conflicts with the current state
   no_active_reservation: { status: 409, message: 'The account has no active reservation.' },
   reservation_not_active: { status: 409, message: 'The reservation is not active.' },
@@ -49,6 +52,7 @@ const API_ERRORS = {
   sandbox_not_running: { status: 409, message: 'The sandbox is not running.' },
   snapshot_not_ready: { status: 409, message: 'The snapshot is not ready.' },
   recording_in_progress: { status: 409, message: 'Stop the recording before downloading it.' },
+  task_not_ready: { status: 409, message: 'The task is still recording or failed: it cannot be replayed.' },
   idempotency_in_flight: { status: 409, message: 'A request with this Idempotency-Key is still in flight.' },
   conflict: { status: 409, message: 'The resource changed meanwhile; retry.' },
   // 413 / 415 / 422 / 426 / 429
@@ -62,6 +66,7 @@ const API_ERRORS = {
   rate_limited: { status: 429, message: 'Too many requests for this key; retry later.' },
   // 5xx: the service or the sandbox failed
   internal_error: { status: 500, message: 'Internal error.' },
+  artifact_unavailable: { status: 500, message: "A task's screenshot or recording is missing from storage." },
   sandbox_failed: { status: 502, message: 'The sandbox failed to start.' },
   snapshot_failed: { status: 502, message: 'The snapshot transfer, apply or startup failed.' },
   snapshot_capture_failed: { status: 502, message: 'The disk delta could not be captured from the sandbox.' },

@@ -10,7 +10,7 @@ import type { DriverKind } from '../crds/index.ts';
 import type { Store } from '../store/store.ts';
 import { openSqliteStore } from '../store/sqlite-store.ts';
 import { closeDrivers, createDrivers } from '../hosts/create-drivers.ts';
-import { startOperator, type ControllerName } from '../operator/index.ts';
+import { createBlobStore, startOperator, type ControllerName } from '../operator/index.ts';
 import { buildAdminRoutes, buildCustomerApp } from './app.ts';
 import { ApiMetrics } from './metrics.ts';
 import { loadViewerSecret } from './viewer-token.ts';
@@ -58,6 +58,11 @@ export interface RunningServer {
 export const ADMIN_KEY_FILE = 'admin.key';
 export const DATABASE_FILE = 'sandbay.db';
 
+/** The blob store's directory: snapshot deltas, task screenshots and recordings. */
+export function blobDir(dataDir: string): string {
+  return join(dataDir, 'blobs');
+}
+
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const dataDir = resolve(opts.dataDir);
   const logger: FastifyBaseLogger = opts.logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info' });
@@ -78,7 +83,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const operator = await startOperator({
       store,
       drivers,
-      blobDir: join(dataDir, 'blobs'),
+      blobDir: blobDir(dataDir),
       logger,
     });
     closers.push(() => operator.stop());
@@ -104,6 +109,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       environment: opts.environment ?? 'production',
       viewerSecret: await loadViewerSecret(dataDir),
       metrics,
+      blobs: createBlobStore(blobDir(dataDir)),
     });
     closers.push(() => customerApp.close());
     const url = await listen(customerApp, opts.port ?? 8080, host);
