@@ -10,6 +10,7 @@ import {
   type Reservation,
   type Sandbox,
 } from '../../crds/index.ts';
+import { isMiniForSale } from '../../operator/reservation/minis.ts';
 import { isStoreError } from '../../store/store.ts';
 import type { Principal } from '../auth.ts';
 import { ApiError } from '../errors.ts';
@@ -229,14 +230,7 @@ async function requireCredit(ctx: ApiContext, account: string, cents: number): P
 
 async function requireMinis(ctx: ApiContext, model: string, count: number): Promise<void> {
   const { items } = await ctx.store.list<Mini>('Mini');
-  const free = items.filter(
-    (m) =>
-      m.spec.model === model &&
-      m.spec.schedulable !== false &&
-      !m.metadata.deletionTimestamp &&
-      m.status?.phase === 'available' &&
-      m.status.reservation === undefined,
-  ).length;
+  const free = items.filter((m) => isMiniForSale(m, model)).length;
   if (free < count) {
     throw new ApiError('minis_unavailable', `${count} ${model} Mac(s) asked, ${free} available now.`);
   }

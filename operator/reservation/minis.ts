@@ -10,18 +10,25 @@ import {
 import { Indexes, type OperatorContext } from '../context.ts';
 import { miniMachine } from '../mini/states.ts';
 
+/**
+ * A Mac of `model` free for a new reservation: schedulable, not being deleted, available and bound
+ * to no reservation. The API checks a purchase against the same rule the reconciler binds by.
+ */
+export function isMiniForSale(m: Mini, model: string): boolean {
+  return (
+    m.spec.model === model &&
+    m.spec.schedulable !== false &&
+    !m.metadata.deletionTimestamp &&
+    m.status?.phase === 'available' &&
+    m.status.reservation === undefined
+  );
+}
+
 /** Macs of `model` free for a new reservation, in name order. */
 export function availableMinis(ctx: OperatorContext, model: string): Mini[] {
   return ctx.informers.minis
     .list()
-    .filter(
-      (m) =>
-        m.spec.model === model &&
-        m.spec.schedulable !== false &&
-        !m.metadata.deletionTimestamp &&
-        m.status?.phase === 'available' &&
-        m.status.reservation === undefined,
-    )
+    .filter((m) => isMiniForSale(m, model))
     .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
 }
 
