@@ -3,6 +3,7 @@
 // the call returns), instead of spawning xdotool per action.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DriverError, type MouseButton, type ScrollDirection } from '../driver.ts';
+import { checkPoint, checkScrollAmount, checkTypeDelay } from '../input-checks.ts';
 import type { Chord } from './keys.ts';
 import { Keymap } from './input-keymap.ts';
 import type { X11Connection } from './x11-connection.ts';
@@ -44,15 +45,6 @@ function stateOf(conn: X11Connection): Promise<InputState> {
   return state;
 }
 
-export function checkPoint(conn: X11Connection, x: number, y: number): void {
-  if (!Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= conn.width || y >= conn.height) {
-    throw new DriverError(
-      'invalid_argument',
-      `point (${x}, ${y}) is outside the ${conn.width}×${conn.height} screen (integers from 0)`,
-    );
-  }
-}
-
 function buttonOf(button: MouseButton | undefined): number {
   const b = BUTTONS[button ?? 'left'];
   if (b === undefined) throw new DriverError('invalid_argument', `unknown mouse button "${String(button)}"`);
@@ -67,14 +59,14 @@ export class Input {
   }
 
   async move(x: number, y: number): Promise<void> {
-    checkPoint(this.#conn, x, y);
+    checkPoint(x, y, this.#conn);
     const { xtest } = await stateOf(this.#conn);
     this.#motion(xtest, x, y);
     await this.#conn.sync();
   }
 
   async click(x: number, y: number, button?: MouseButton, double = false): Promise<void> {
-    checkPoint(this.#conn, x, y);
+    checkPoint(x, y, this.#conn);
     const b = buttonOf(button);
     const { xtest } = await stateOf(this.#conn);
     this.#motion(xtest, x, y);
@@ -90,8 +82,8 @@ export class Input {
     to: { x: number; y: number },
     button?: MouseButton,
   ): Promise<void> {
-    checkPoint(this.#conn, from.x, from.y);
-    checkPoint(this.#conn, to.x, to.y);
+    checkPoint(from.x, from.y, this.#conn);
+    checkPoint(to.x, to.y, this.#conn);
     const b = buttonOf(button);
     const { xtest } = await stateOf(this.#conn);
     this.#motion(xtest, from.x, from.y);
@@ -111,16 +103,11 @@ export class Input {
   }
 
   async scroll(x: number, y: number, direction: ScrollDirection, amount: number): Promise<void> {
-    checkPoint(this.#conn, x, y);
+    checkPoint(x, y, this.#conn);
     const wheel = WHEEL[direction];
     if (wheel === undefined)
       throw new DriverError('invalid_argument', `unknown scroll direction "${String(direction)}"`);
-    if (!Number.isInteger(amount) || amount < 0 || amount > 1000) {
-      throw new DriverError(
-        'invalid_argument',
-        `scroll amount must be an integer from 0 to 1000, got ${amount}`,
-      );
-    }
+    checkScrollAmount(amount);
     const { xtest } = await stateOf(this.#conn);
     this.#motion(xtest, x, y);
     for (let i = 0; i < amount; i++) {
@@ -140,9 +127,7 @@ export class Input {
 
   /** Types keysyms one keystroke each, `delayMs` apart (0: all sent at once, one round trip). */
   async type(keysyms: number[], delayMs = 0): Promise<void> {
-    if (!Number.isFinite(delayMs) || delayMs < 0 || delayMs > 10_000) {
-      throw new DriverError('invalid_argument', `delay must be 0–10000 ms, got ${delayMs}`);
-    }
+    checkTypeDelay(delayMs);
     const { xtest, keymap } = await stateOf(this.#conn);
     for (let i = 0; i < keysyms.length; i++) {
       await this.#chord(xtest, keymap, { held: [], key: keysyms[i] as number });

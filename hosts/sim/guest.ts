@@ -17,6 +17,7 @@ import {
   type ScrollDirection,
   type WindowNode,
 } from '../driver.ts';
+import { checkPoint, checkScrollAmount, checkTypeDelay } from '../input-checks.ts';
 import { SimDisk, guestPath } from './disk.ts';
 import type { SimOp } from './faults.ts';
 import type { SimHost } from './host.ts';
@@ -130,12 +131,7 @@ export class SimGuest implements Guest {
     const g = this.#input('scroll', x, y);
     if (!DIRECTIONS.has(direction))
       throw new DriverError('invalid_argument', `unknown scroll direction "${String(direction)}"`);
-    if (!Number.isInteger(amount) || amount < 0 || amount > 1000) {
-      throw new DriverError(
-        'invalid_argument',
-        `scroll amount must be an integer from 0 to 1000, got ${amount}`,
-      );
-    }
+    checkScrollAmount(amount);
     g.cursor = { x, y };
     g.inputEvents += amount;
   }
@@ -148,13 +144,7 @@ export class SimGuest implements Guest {
   /** Validates a point against the screen and returns the guest state to change. */
   #input(op: SimOp, x: number, y: number): GuestState {
     const vm = this.#enter(op);
-    const { width, height } = this.#host.ctx.display;
-    if (!Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= width || y >= height) {
-      throw new DriverError(
-        'invalid_argument',
-        `point (${x}, ${y}) is outside the ${width}×${height} screen (integers from 0)`,
-      );
-    }
+    checkPoint(x, y, this.#host.ctx.display);
     return vm.guestState();
   }
 
@@ -163,9 +153,7 @@ export class SimGuest implements Guest {
   async type(text: string, delayMs = 0): Promise<void> {
     const vm = this.#enter('type');
     checkText(text);
-    if (!Number.isFinite(delayMs) || delayMs < 0 || delayMs > 10_000) {
-      throw new DriverError('invalid_argument', `delay must be 0–10000 ms, got ${delayMs}`);
-    }
+    checkTypeDelay(delayMs);
     const chars = [...text];
     if (delayMs > 0 && chars.length > 1) await this.#host.ctx.wait(delayMs * (chars.length - 1));
     const g = vm.guestState();
