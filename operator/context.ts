@@ -1,7 +1,18 @@
 // What every reconciler of the operator is given: the cached client and its informers (with the
 // indexes they look things up by), the clock, the hosts, the blob store, and a way to poke another
 // controller when a change it cannot see through its own watches concerns it.
-import type { Account, ApiKey, Mini, Rate, Reservation, Sandbox, Snapshot, VM } from '../crds/index.ts';
+import type {
+  Account,
+  ApiKey,
+  Mini,
+  Rate,
+  Replay,
+  Reservation,
+  Sandbox,
+  Snapshot,
+  Task,
+  VM,
+} from '../crds/index.ts';
 import type { Store } from '../store/store.ts';
 import type { BlobStore } from './blob-store.ts';
 import type { HostRegistry } from './mini/hosts.ts';
@@ -16,6 +27,8 @@ export interface Informers {
   apiKeys: Informer<ApiKey>;
   rates: Informer<Rate>;
   accounts: Informer<Account>;
+  tasks: Informer<Task>;
+  replays: Informer<Replay>;
 }
 
 /** Index names, and the functions behind them. */
@@ -49,7 +62,9 @@ export function sandboxKeyOf(sandbox: Sandbox): string {
 }
 
 export function createInformers(store: Store, logger: Logger): Informers {
-  const inf = <T extends Mini | VM | Reservation | Sandbox | Snapshot | ApiKey | Rate | Account>(
+  const inf = <
+    T extends Mini | VM | Reservation | Sandbox | Snapshot | ApiKey | Rate | Account | Task | Replay,
+  >(
     kind: string,
   ) => new Informer<T>({ store, kind, logger });
   const informers: Informers = {
@@ -61,6 +76,8 @@ export function createInformers(store: Store, logger: Logger): Informers {
     apiKeys: inf<ApiKey>('ApiKey'),
     rates: inf<Rate>('Rate'),
     accounts: inf<Account>('Account'),
+    tasks: inf<Task>('Task'),
+    replays: inf<Replay>('Replay'),
   };
   informers.vms.addIndex(Indexes.vmByMini, (vm) => [vm.spec.mini]);
   informers.vms.addIndex(Indexes.vmByClaim, (vm) => (vm.spec.sandbox ? [vm.spec.sandbox] : []));

@@ -19,6 +19,7 @@ import { HostRegistry } from './mini/hosts.ts';
 import { ensureLocalMini, type LocalMiniOptions } from './mini/local.ts';
 import { miniReconciler } from './mini/reconciler.ts';
 import { poolReconciler } from './pool/reconciler.ts';
+import { replayReconciler } from './replay/reconciler.ts';
 import { reservationReconciler } from './reservation/reconciler.ts';
 import {
   Client,
@@ -34,6 +35,9 @@ import { seedRates } from './seed.ts';
 import { snapshotReconciler } from './snapshot/reconciler.ts';
 
 export type ControllerName = 'mini' | 'pool' | 'sandbox' | 'reservation' | 'snapshot';
+/** Controllers of work a customer starts (not of the fleet converging): replays of recorded tasks. */
+export type WorkControllerName = 'replay';
+type AnyControllerName = ControllerName | WorkControllerName;
 
 export interface StartOperatorOptions {
   store: Store;
@@ -49,24 +53,26 @@ export interface StartOperatorOptions {
   seedRates?: boolean | string;
   settings?: Partial<OperatorSettings>;
   /** Reconciles run at once per controller. */
-  concurrency?: Partial<Record<ControllerName, number>>;
+  concurrency?: Partial<Record<AnyControllerName, number>>;
 }
 
 export interface RunningOperator {
   readonly informers: Informers;
-  readonly controllers: Record<ControllerName, Controller>;
+  readonly controllers: Record<AnyControllerName, Controller>;
   /** Stops taking work, waits for reconciles in flight, stops the informers. */
   stop(): Promise<void>;
 }
 
 // Pool and probe work waits on hosts (SSH to a Mac, a desktop booting), so many run at once; the
 // work of one Mac is still serialized (one key per Mini).
-const DEFAULT_CONCURRENCY: Record<ControllerName, number> = {
+const DEFAULT_CONCURRENCY: Record<AnyControllerName, number> = {
   mini: 32,
   pool: 64,
   sandbox: 64,
   reservation: 8,
   snapshot: 4,
+  // A replay holds its reconcile for the whole run (setup, actions, grader).
+  replay: 8,
 };
 
 export async function startOperator(opts: StartOperatorOptions): Promise<RunningOperator> {
@@ -81,7 +87,7 @@ export async function startOperator(opts: StartOperatorOptions): Promise<Running
   }
   const informers = createInformers(opts.store, logger);
   const client = new Client(opts.store, Object.values(informers) as Informer[]);
-  const controllers = {} as Record<ControllerName, Controller>;
+  const controllers = {} as Record<AnyControllerName, Controller>;
   const ctx: OperatorContext = {
     store: opts.store,
     client,
@@ -98,7 +104,7 @@ export async function startOperator(opts: StartOperatorOptions): Promise<Running
       mini: (k) => controllers.mini.enqueue(k),
     },
   };
-  const make = (name: ControllerName, spec: Omit<ConstructorParameters<typeof Controller>[0], 'name'>) =>
+  const make = (name: AnyControllerName, spec: Omit<ConstructorParameters<typeof Controller>[0], 'name'>) =>
     new Controller({
       name,
       clock,
@@ -152,6 +158,11 @@ export async function startOperator(opts: StartOperatorOptions): Promise<Running
     ],
     reconcile: snapshotReconciler(ctx),
   });
+  controllers.replay = make('replay', {
+    for: i.replays,
+    watches: [{ informer: i.sandboxes, map: (o) => replaysOwning(o) }],
+    reconcile: replayReconciler(ctx),
+  });
 
   // Every cache synced before any controller reconciles: reconcilers read kinds they do not watch.
   await Promise.all((Object.values(informers) as Informer[]).map((inf) => inf.start()));
@@ -201,6 +212,13 @@ function snapshotsOfSource(informers: Informers, sandbox: string): string[] {
   return (informers.snapshots.byIndex(Indexes.snapshotBySource, sandbox) as Snapshot[])
     .filter((s) => s.status?.phase !== 'ready' && s.status?.phase !== 'failed')
     .map(keyOfNs);
+}
+
+/** The Replay that owns a sandbox (a replay's sandbox booting, failing or going away). */
+function replaysOwning(o: AnyResource): string[] {
+  return (o.metadata.ownerReferences ?? [])
+    .filter((r) => r.kind === 'Replay')
+    .map((r) => `${o.metadata.namespace ?? ''}/${r.name}`);
 }
 
 function pendingReservations(informers: Informers): string[] {

@@ -1,0 +1,192 @@
+// The replay reconciler: boots a fresh sandbox in the replay's reservation (a Sandbox the Replay
+// owns, so deleting the Replay deletes it), runs the task's setup script over the guest's exec,
+// re-executes the recorded actions in order, runs the grader (exit 0 → reward 1, else 0), reports
+// `completed` (or `failed` with a message) and deletes its sandbox.
+//
+// Progress lives in the Replay's status, so a restart resumes rather than starts over:
+// `sandbox` is named before the Sandbox is written (never two sandboxes for one replay),
+// `stepsDone` is absent until the setup script has succeeded and then counts the actions carried out.
+// A step is recorded after it ran, so a crash between the two repeats that one step (at least once).
+import { randomBytes } from 'node:crypto';
+import { API_VERSION, type Replay, type Sandbox, type Task } from '../../crds/index.ts';
+import { DriverError, type Guest } from '../../hosts/driver.ts';
+import { isStoreError } from '../../store/store.ts';
+import type { OperatorContext } from '../context.ts';
+import type { ReconcileFn } from '../runtime/index.ts';
+import { StepError, performStep } from './actions.ts';
+
+/** The same label the API puts on sandboxes (their reservation), so listings filter alike. */
+const RESERVATION_LABEL = 'sandbay.io/reservation';
+export const SETUP_TIMEOUT_MS = 10 * 60 * 1000;
+export const GRADER_TIMEOUT_MS = 10 * 60 * 1000;
+
+type ReplayStatus = NonNullable<Replay['status']>;
+
+export function replayReconciler(ctx: OperatorContext): ReconcileFn {
+  return async (key) => {
+    const replay = ctx.informers.replays.get(key);
+    // A deleted Replay takes its sandbox with it (the store cascades to owned objects).
+    if (!replay || replay.metadata.deletionTimestamp) return;
+    const phase = replay.status?.phase ?? 'pending';
+    if (phase === 'completed' || phase === 'failed') return deleteSandbox(ctx, replay);
+    const ns = replay.metadata.namespace!;
+    const task = ctx.informers.tasks.get(`${ns}/${replay.spec.task}`);
+    if (!task || task.metadata.deletionTimestamp)
+      return fail(ctx, replay, `task ${replay.spec.task} not found`);
+
+    const sandboxName = replay.status?.sandbox;
+    if (!sandboxName) {
+      // Named first, written second: a restart between the two finds the name and creates that one.
+      await writeStatus(ctx, replay, { phase: 'pending', sandbox: `sb-${randomBytes(16).toString('hex')}` });
+      return;
+    }
+    const sandbox = ctx.informers.sandboxes.get(`${ns}/${sandboxName}`);
+    if (!sandbox) {
+      if (replay.status?.stepsDone !== undefined || phase === 'running')
+        return fail(ctx, replay, `sandbox ${sandboxName} went away during the replay`);
+      await createSandbox(ctx, replay, sandboxName);
+      return;
+    }
+    if (!ownedBy(sandbox, replay))
+      return fail(ctx, replay, `sandbox ${sandboxName} does not belong to this replay`);
+    const sbPhase = sandbox.status?.phase ?? 'pending';
+    if (sandbox.metadata.deletionTimestamp || sbPhase === 'completing')
+      return fail(ctx, replay, `sandbox ${sandboxName} was deleted during the replay`);
+    if (sbPhase === 'failed') {
+      const why = sandbox.status?.message ?? sandbox.status?.reason ?? 'unknown reason';
+      return fail(ctx, replay, `sandbox ${sandboxName} failed to start: ${why}`);
+    }
+    // Booting: the Sandbox's next change brings us back.
+    if (sbPhase !== 'running') return;
+    return run(ctx, replay, task, guestOf(ctx, sandbox));
+  };
+}
+
+async function run(ctx: OperatorContext, replay: Replay, task: Task, guest: Guest): Promise<void> {
+  const key = `${replay.metadata.namespace}/${replay.metadata.name}`;
+  let current = replay;
+  if (current.status?.phase !== 'running') current = await writeStatus(ctx, current, { phase: 'running' });
+  try {
+    if (current.status?.stepsDone === undefined) {
+      const setup = task.spec.setupScript;
+      if (setup !== undefined && setup.trim() !== '') {
+        const result = await guest.exec(setup, { timeoutMs: SETUP_TIMEOUT_MS });
+        if (result.return_code !== 0)
+          return await fail(ctx, current, `setup script ${exitText(result)}${tail(result.stderr)}`);
+      }
+      current = await writeStatus(ctx, current, { stepsDone: 0 });
+    }
+    const steps = [...(task.status?.steps ?? [])].sort((a, b) => a.index - b.index);
+    for (let i = current.status?.stepsDone ?? 0; i < steps.length; i++) {
+      // Deleted meanwhile: stop driving a sandbox that is going away.
+      const live = ctx.informers.replays.get(key);
+      if (!live || live.metadata.deletionTimestamp) return;
+      const step = steps[i]!;
+      try {
+        await performStep(guest, step.function, step.args);
+      } catch (err) {
+        if (err instanceof StepError || (err instanceof DriverError && err.code === 'invalid_argument'))
+          return await fail(ctx, current, `step ${step.index} (${step.function}): ${err.message}`);
+        throw err;
+      }
+      current = await writeStatus(ctx, current, { stepsDone: i + 1 });
+    }
+    const outcome: ReplayStatus = { phase: 'completed' };
+    let message = `replayed ${steps.length} step${steps.length === 1 ? '' : 's'}`;
+    if (task.spec.grader !== undefined) {
+      const result = await guest.exec(task.spec.grader, { timeoutMs: GRADER_TIMEOUT_MS });
+      outcome.reward = result.return_code === 0 ? 1 : 0;
+      message += `; grader ${exitText(result)}`;
+    }
+    current = await writeStatus(ctx, current, { ...outcome, message });
+    ctx.logger.info({ replay: key, reward: outcome.reward }, 'replay completed');
+  } catch (err) {
+    // Guest unreachable or timing out: retried with backoff; a sandbox that fails for good (host
+    // down, VM lost) fails the replay through the Sandbox's own status.
+    if (err instanceof DriverError && err.code !== 'unreachable' && err.code !== 'timeout')
+      return fail(ctx, current, `${err.code}: ${err.message}`);
+    throw err;
+  }
+  await deleteSandbox(ctx, current);
+}
+
+async function createSandbox(ctx: OperatorContext, replay: Replay, name: string): Promise<void> {
+  const ns = replay.metadata.namespace!;
+  try {
+    await ctx.client.create<Sandbox>({
+      apiVersion: API_VERSION,
+      kind: 'Sandbox',
+      metadata: {
+        name,
+        namespace: ns,
+        labels: { [RESERVATION_LABEL]: replay.spec.reservation },
+        ownerReferences: [
+          {
+            apiVersion: API_VERSION,
+            kind: 'Replay',
+            name: replay.metadata.name,
+            uid: replay.metadata.uid!,
+            controller: true,
+          },
+        ],
+      },
+      // Not ephemeral: nobody sends API requests to it, and the idle reaper must not take it.
+      spec: { reservation: replay.spec.reservation, ephemeral: false },
+    });
+    ctx.enqueue.sandbox(`${ns}/${name}`);
+  } catch (err) {
+    if (isStoreError(err) && err.code === 'AlreadyExists') return;
+    throw err;
+  }
+}
+
+async function deleteSandbox(ctx: OperatorContext, replay: Replay): Promise<void> {
+  const name = replay.status?.sandbox;
+  if (!name) return;
+  const ns = replay.metadata.namespace!;
+  const sandbox = ctx.informers.sandboxes.get(`${ns}/${name}`);
+  if (!sandbox || sandbox.metadata.deletionTimestamp || !ownedBy(sandbox, replay)) return;
+  await ctx.client.delete({ kind: 'Sandbox', namespace: ns, name });
+}
+
+function ownedBy(sandbox: Sandbox, replay: Replay): boolean {
+  return (sandbox.metadata.ownerReferences ?? []).some(
+    (r) => r.kind === 'Replay' && r.uid === replay.metadata.uid,
+  );
+}
+
+function guestOf(ctx: OperatorContext, sandbox: Sandbox): Guest {
+  const { mini: miniName, vm } = sandbox.status ?? {};
+  const mini = miniName ? ctx.informers.minis.get(miniName) : undefined;
+  if (!mini || !vm)
+    throw new DriverError('unreachable', `the Mac of sandbox ${sandbox.metadata.name} is unknown`);
+  return ctx.hosts.host(mini).guest(vm);
+}
+
+async function writeStatus(ctx: OperatorContext, replay: Replay, status: ReplayStatus): Promise<Replay> {
+  return ctx.client.patch<Replay>(
+    { kind: 'Replay', namespace: replay.metadata.namespace!, name: replay.metadata.name },
+    { status },
+    { subresource: 'status' },
+  );
+}
+
+async function fail(ctx: OperatorContext, replay: Replay, message: string): Promise<void> {
+  ctx.logger.warn(
+    { replay: `${replay.metadata.namespace}/${replay.metadata.name}`, message },
+    'replay failed',
+  );
+  const failed = await writeStatus(ctx, replay, { phase: 'failed', message });
+  await deleteSandbox(ctx, failed);
+}
+
+function exitText(result: { return_code: number; timed_out: boolean }): string {
+  return result.timed_out ? 'timed out' : `exited with ${result.return_code}`;
+}
+
+/** The end of a script's stderr, for the failure message (bounded). */
+function tail(stderr: string): string {
+  const text = stderr.trim();
+  if (text === '') return '';
+  return `: ${text.length > 500 ? `…${text.slice(-500)}` : text}`;
+}
