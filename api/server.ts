@@ -14,6 +14,7 @@ import { createBlobStore, startOperator, type ControllerName } from '../operator
 import { buildAdminRoutes, buildCustomerApp } from './app.ts';
 import { ApiMetrics } from './metrics.ts';
 import { loadViewerSecret } from './viewer-token.ts';
+import { viewerPage } from '../web/viewer/plugin.ts';
 import { buildAdminApp } from './admin-app.ts';
 import { bootstrapAdminKey } from './admin-auth.ts';
 import { listenHttpAndHttps } from './admin-listener.ts';
@@ -111,6 +112,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       metrics,
       blobs: createBlobStore(blobDir(dataDir)),
     });
+    // The browser live view (noVNC) that a viewer link opens: /view/<sandbox id>?token=….
+    await customerApp.register(viewerPage);
     closers.push(() => customerApp.close());
     const url = await listen(customerApp, opts.port ?? 8080, host);
     const running = {
