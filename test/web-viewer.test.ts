@@ -255,7 +255,8 @@ describe('the live view of a sandbox', () => {
         const text = await typed();
         return text.split('\n').length > 2 ? text : undefined;
       },
-      'a second line',
+      // A view-only click that reached the VM would have taken the focus from the xterm.
+      'the line typed after view-only, in the still focused xterm',
       10_000,
     );
     expect(lines).toBe('typed in the browser\nafter\n');
@@ -268,11 +269,12 @@ describe('the live view of a sandbox', () => {
     await page.close();
   }, 120_000);
 
-  it('says it could not connect when the token is garbage', async () => {
+  it('says it could not connect when the token is garbage; view_only=1 presets the toggle', async () => {
     const { page, cspViolations } = await openPage();
-    await page.goto(`${server.url}/view/${sb}?token=garbage`);
+    await page.goto(`${server.url}/view/${sb}?token=garbage&view_only=1`);
     const text = await waitForState(page, 'disconnected');
     expect(text).toContain('could not connect');
+    expect(await page.locator('#view-only').isChecked()).toBe(true);
     expect(await page.locator('#reconnect').isVisible()).toBe(true);
     expect(cspViolations).toEqual([]);
     await page.close();
@@ -288,7 +290,7 @@ describe('the live view of a sandbox', () => {
     await page.close();
   }, 60_000);
 
-  it('shows that the link expired when the server ends the session with 4001', async () => {
+  it('shows that the link expired when the server ends the session with 4001; reconnect tries again', async () => {
     // A genuine viewer token of this server, minted so that it expires 4 s from now.
     const sandbox = await server.store.get<Sandbox>({ kind: 'Sandbox', namespace: ACCOUNT, name: sb });
     const reservation = await server.store.get<Reservation>({
@@ -306,6 +308,12 @@ describe('the live view of a sandbox', () => {
     expect(text).toContain('the link has expired');
     expect(text).toContain('4001');
     expect(await page.locator('#screen canvas').count()).toBe(0);
+    // Reconnecting with the expired link opens a new socket, which the server refuses.
+    const sockets: string[] = [];
+    page.on('websocket', (ws) => sockets.push(ws.url()));
+    await page.locator('#reconnect').click();
+    expect(await waitForState(page, 'disconnected')).toContain('could not connect');
+    expect(sockets).toHaveLength(1);
     await page.close();
   }, 60_000);
 });
