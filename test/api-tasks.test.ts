@@ -9,39 +9,9 @@ import { API_VERSION } from '../crds/index.ts';
 import { ZERO_TIMINGS } from './operator-fixtures.ts';
 import { createBlobStore, type BlobStore } from '../operator/blob-store.ts';
 import { seedAccount, startApiStack, tempDir, waitFor, type ApiStack, type TempDir } from './api-harness.ts';
-import { seedTask, stepPng } from './task-fixtures.ts';
+import { HoldingClock, seedTask, stepPng } from './task-fixtures.ts';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-/**
- * The sim's clock: real time, except that while held, waits (a VM's deletion) start only on release.
- * A sim VM the pool throws away thus stays on its host until release, so a test can look at what a
- * replay did to it after the replay deleted its sandbox.
- */
-class HoldingClock {
-  #held: (() => void)[] = [];
-  #holding = true;
-  now = () => Date.now();
-  setTimer(delayMs: number, fn: () => void) {
-    if (!this.#holding) {
-      const t = setTimeout(fn, delayMs);
-      return { cancel: () => clearTimeout(t) };
-    }
-    let cancelled = false;
-    this.#held.push(() => cancelled || fn());
-    return {
-      cancel: () => {
-        cancelled = true;
-      },
-    };
-  }
-  hold() {
-    this.#holding = true;
-  }
-  release() {
-    this.#holding = false;
-    for (const fn of this.#held.splice(0)) fn();
-  }
-}
 const simClock = new HoldingClock();
 const DELETE_MS = 1;
 

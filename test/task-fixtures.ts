@@ -84,3 +84,34 @@ export async function seedTask(
     { subresource: 'status' },
   );
 }
+
+/**
+ * The sim's clock: real time, except that while held, waits (a VM's deletion) start only on release.
+ * A sim VM the pool throws away thus stays on its host until release, so a test can look at what a
+ * replay did to it after the replay deleted its sandbox.
+ */
+export class HoldingClock {
+  #held: (() => void)[] = [];
+  #holding = true;
+  now = () => Date.now();
+  setTimer(delayMs: number, fn: () => void) {
+    if (!this.#holding) {
+      const t = setTimeout(fn, delayMs);
+      return { cancel: () => clearTimeout(t) };
+    }
+    let cancelled = false;
+    this.#held.push(() => cancelled || fn());
+    return {
+      cancel: () => {
+        cancelled = true;
+      },
+    };
+  }
+  hold() {
+    this.#holding = true;
+  }
+  release() {
+    this.#holding = false;
+    for (const fn of this.#held.splice(0)) fn();
+  }
+}
