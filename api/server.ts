@@ -35,10 +35,11 @@ export interface ServerOptions {
 }
 
 /** Which reconciler a resource the API wrote concerns. */
-const CONTROLLER_OF: Record<string, ControllerName | undefined> = {
+const CONTROLLER_OF: Record<string, ControllerName | WorkControllerName | undefined> = {
   Sandbox: 'sandbox',
   Reservation: 'reservation',
   Snapshot: 'snapshot',
+  Replay: 'replay',
 };
 
 export interface RunningServer {
