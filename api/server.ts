@@ -10,7 +10,12 @@ import type { DriverKind } from '../crds/index.ts';
 import type { Store } from '../store/store.ts';
 import { openSqliteStore } from '../store/sqlite-store.ts';
 import { closeDrivers, createDrivers } from '../hosts/create-drivers.ts';
-import { createBlobStore, startOperator, type ControllerName } from '../operator/index.ts';
+import {
+  createBlobStore,
+  startOperator,
+  type ControllerName,
+  type WorkControllerName,
+} from '../operator/index.ts';
 import { buildAdminRoutes, buildCustomerApp } from './app.ts';
 import { ApiMetrics } from './metrics.ts';
 import { loadViewerSecret } from './viewer-token.ts';
