@@ -30,9 +30,22 @@ export function checkScrollAmount(amount: number): void {
   }
 }
 
-/** Throws unless the pause between typed keystrokes is 0 to 10 s. */
-export function checkTypeDelay(delayMs: number): void {
+/** Longest a type call may pause in all: it holds the request open and cannot be called off. */
+export const MAX_TYPE_PAUSES_MS = 300_000;
+
+/**
+ * Throws unless the pause between typed keystrokes is 0 to 10 s and the `keystrokes - 1` pauses
+ * together last at most 300 s (each bound alone allows 100 000 characters × 10 s: 11 days).
+ */
+export function checkTypeDelay(delayMs: number, keystrokes = 1): void {
   if (!Number.isFinite(delayMs) || delayMs < 0 || delayMs > 10_000) {
     throw new DriverError('invalid_argument', `delay must be 0–10000 ms, got ${delayMs}`);
+  }
+  const pauses = delayMs * Math.max(0, keystrokes - 1);
+  if (pauses > MAX_TYPE_PAUSES_MS) {
+    throw new DriverError(
+      'invalid_argument',
+      `typing ${keystrokes} keystrokes ${delayMs} ms apart would pause ${Math.round(pauses / 1000)} s; at most ${MAX_TYPE_PAUSES_MS / 1000} s per call`,
+    );
   }
 }

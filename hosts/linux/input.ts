@@ -127,7 +127,7 @@ export class Input {
 
   /** Types keysyms one keystroke each, `delayMs` apart (0: all sent at once, one round trip). */
   async type(keysyms: number[], delayMs = 0): Promise<void> {
-    checkTypeDelay(delayMs);
+    checkTypeDelay(delayMs, keysyms.length);
     const { xtest, keymap } = await stateOf(this.#conn);
     for (let i = 0; i < keysyms.length; i++) {
       await this.#chord(xtest, keymap, { held: [], key: keysyms[i] as number });

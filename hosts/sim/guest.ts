@@ -153,8 +153,8 @@ export class SimGuest implements Guest {
   async type(text: string, delayMs = 0): Promise<void> {
     const vm = this.#enter('type');
     checkText(text);
-    checkTypeDelay(delayMs);
     const chars = [...text];
+    checkTypeDelay(delayMs, chars.length);
     if (delayMs > 0 && chars.length > 1) await this.#host.ctx.wait(delayMs * (chars.length - 1));
     const g = vm.guestState();
     g.typed = (g.typed + text).slice(-TYPED_MAX);
