@@ -4,47 +4,53 @@ import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
 import { ApiError } from '../errors.ts';
+import { ReadPool } from './read-pool.ts';
 
 export const CONNECT_TIMEOUT_MS = 10_000;
 /**
- * Reads from a VM land in one 1 MiB buffer (Node's `onread`) instead of 64 KiB chunks: a 4 MB VNC
+ * Reads from a VM land in 1 MiB buffers (Node's `onread`) instead of 64 KiB chunks: a 4 MB VNC
  * framebuffer update costs ~5 reads and ~5 WebSocket frames instead of 64 of each.
  */
-const READ_BUFFER_BYTES = 1024 * 1024;
+export const READ_BUFFER_BYTES = 1024 * 1024;
+/** Free read buffers a connection keeps (so an idle one holds at most 2 MiB). */
+const SPARE_READ_BUFFERS = 1;
+
+/**
+ * Where bytes from the VM go: `release` says the chunk's memory may be read into again (a sink that
+ * keeps the chunk never calls it); false stops reading until `socket.resume()`.
+ */
+export type VmSink = (chunk: Buffer, release: () => void) => boolean;
 
 /** A connection to a VM's port whose incoming bytes go to one sink at a time (handshake, relay). */
 export class VmConnection {
   readonly socket: Socket;
-  #sink: ((chunk: Buffer) => boolean) | undefined;
-  #early: Buffer[] = [];
+  #sink: VmSink | undefined;
+  #early: { chunk: Buffer; release: () => void }[] = [];
 
   constructor(socket: Socket) {
     this.socket = socket;
   }
 
   /** Called by the socket for each read; false stops reading until `socket.resume()`. */
-  receive(chunk: Buffer): boolean {
-    if (this.#sink) return this.#sink(chunk);
-    this.#early.push(chunk);
+  receive(chunk: Buffer, release: () => void): boolean {
+    if (this.#sink) return this.#sink(chunk, release);
+    this.#early.push({ chunk, release });
     return this.#early.length < 16;
   }
 
   /** Back to buffering (between a handshake and the relay), with bytes read too far put back first. */
   hold(readAhead: Buffer): void {
     this.#sink = undefined;
-    if (readAhead.length > 0) this.#early.unshift(readAhead);
+    if (readAhead.length > 0) this.#early.unshift({ chunk: readAhead, release: () => {} });
   }
 
-  /**
-   * Where bytes from the VM go from now on (a private copy each), starting with any that arrived
-   * before; the sink returns false to stop reading until `socket.resume()`.
-   */
-  setSink(sink: (chunk: Buffer) => boolean): void {
+  /** Where bytes from the VM go from now on, starting with any that arrived before. */
+  setSink(sink: VmSink): void {
     this.#sink = sink;
     const early = this.#early;
     this.#early = [];
     let flowing = true;
-    for (const chunk of early) flowing = sink(chunk) && flowing;
+    for (const { chunk, release } of early) flowing = sink(chunk, release) && flowing;
     if (flowing && !this.socket.destroyed) this.socket.resume();
   }
 }
@@ -52,10 +58,13 @@ export class VmConnection {
 export function connectVm(host: string, port: number, timeoutMs = CONNECT_TIMEOUT_MS): Promise<VmConnection> {
   // Set when the connect promise resolves, in a microtask: no read callback can run before it.
   let conn: VmConnection | undefined;
+  const pool = new ReadPool(READ_BUFFER_BYTES, SPARE_READ_BUFFERS);
   const onread = {
-    buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES),
-    // The buffer is reused by the next read: hand out a copy.
-    callback: (n: number, buf: Buffer) => conn!.receive(Buffer.from(buf.subarray(0, n))),
+    buffer: pool.next,
+    callback: (n: number, buf: Buffer) => {
+      const { chunk, release } = pool.take(n, buf);
+      return conn!.receive(chunk, release);
+    },
   };
   return connectTcp(host, port, timeoutMs, onread).then((socket) => (conn = new VmConnection(socket)));
 }
@@ -64,7 +73,7 @@ function connectTcp(
   host: string,
   port: number,
   timeoutMs: number,
-  onread: { buffer: Buffer; callback: (n: number, buf: Buffer) => boolean },
+  onread: { buffer: () => Buffer; callback: (n: number, buf: Buffer) => boolean },
 ): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host, port, noDelay: true, onread });

@@ -106,12 +106,12 @@ export function attachWebSocketProxies(
     ctx.shutdown.addEventListener('abort', stop, { once: true });
     try {
       const initialToVm = target.greet ? await target.greet(ws) : undefined;
+      // Label children looked up once, not per relayed chunk.
+      const toVm = metrics.wsBytes.labels({ kind, direction: 'to_vm' });
+      const toClient = metrics.wsBytes.labels({ kind, direction: 'to_client' });
       await relay(target.vm, ws, {
         ...(initialToVm && { initialToVm }),
-        counters: {
-          toVm: (n) => metrics.wsBytes.inc({ kind, direction: 'to_vm' }, n),
-          toClient: (n) => metrics.wsBytes.inc({ kind, direction: 'to_client' }, n),
-        },
+        counters: { toVm: (n) => toVm.inc(n), toClient: (n) => toClient.inc(n) },
       });
     } catch (err) {
       reqLog.info({ err: (err as Error).message }, 'websocket handshake failed');

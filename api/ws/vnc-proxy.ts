@@ -27,11 +27,12 @@ function withTimeout<T>(promise: Promise<T>, what: string, onTimeout: () => void
 }
 
 /** Logs into the VM's VNC server; the connection then buffers until the viewer's ClientInit. */
-async function loginToVm(host: string, port: number, password: string): Promise<VmConnection> {
+export async function loginToVm(host: string, port: number, password: string): Promise<VmConnection> {
   const vm = await connectVm(host, port);
   const tcp = vm.socket;
   const reader = new ByteReader();
   const onEnd = () => reader.fail(new RfbError('the VM closed the VNC connection during the handshake'));
+  // The reader keeps what it is given: the chunks' buffers are not handed back.
   vm.setSink((chunk) => {
     reader.push(chunk);
     return true;
@@ -72,22 +73,27 @@ export async function vncTarget(
     sandbox: grant.sandbox,
     vm,
     closeAt: grant.expiresAt,
-    /** The viewer's half of the handshake, over the WebSocket. */
-    async greet(ws: WebSocket): Promise<Buffer> {
-      const reader = new ByteReader();
-      const onMessage = (data: Buffer | ArrayBuffer | Buffer[]) => reader.push(toBuffer(data));
-      const onClose = () => reader.fail(new RfbError('the viewer left during the handshake'));
-      ws.on('message', onMessage).on('close', onClose);
-      try {
-        await withTimeout(
-          acceptViewer(reader, (b) => ws.send(b)),
-          'viewer VNC',
-          () => ws.terminate(),
-        );
-      } finally {
-        ws.off('message', onMessage).off('close', onClose);
-      }
-      return reader.takeRest();
-    },
+    greet: greetViewer,
   };
+}
+
+/**
+ * The viewer's half of the handshake, over the WebSocket (RFB 3.8, security None); resolves with
+ * the bytes the viewer sent beyond it (its ClientInit, and what it sent right after).
+ */
+export async function greetViewer(ws: WebSocket): Promise<Buffer> {
+  const reader = new ByteReader();
+  const onMessage = (data: Buffer | ArrayBuffer | Buffer[]) => reader.push(toBuffer(data));
+  const onClose = () => reader.fail(new RfbError('the viewer left during the handshake'));
+  ws.on('message', onMessage).on('close', onClose);
+  try {
+    await withTimeout(
+      acceptViewer(reader, (b) => ws.send(b)),
+      'viewer VNC',
+      () => ws.terminate(),
+    );
+  } finally {
+    ws.off('message', onMessage).off('close', onClose);
+  }
+  return reader.takeRest();
 }
