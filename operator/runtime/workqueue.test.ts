@@ -157,6 +157,40 @@ describe('WorkQueue', () => {
     expect(q.delayed).toBe(0);
   });
 
+  it('runs a key at the requeueAt deadline its reconcile returned, even when the clock moved during the run', async () => {
+    // The reaper's race: a reconcile reads `now`, the clock moves past the deadline while it is
+    // still in flight, and nothing moves the clock again. A deadline as a delay would be counted
+    // from the moved clock and never fall due; as a time, it is already due and runs at once.
+    const clock = new FakeClock();
+    const t0 = clock.now();
+    const seen: Record<string, number[]> = { at: [], after: [] };
+    const hold = gate();
+    const q = new WorkQueue({
+      name: 't',
+      clock,
+      process: async (key) => {
+        const now = clock.now();
+        seen[key]!.push(now);
+        if (seen[key]!.length > 1) return;
+        await hold.opened;
+        return key === 'at' ? { requeueAtMs: now + 1_000 } : { requeueAfterMs: now + 1_000 - now };
+      },
+    });
+    q.add('at');
+    q.add('after');
+    await until(() => seen.at!.length === 1 && seen.after!.length === 1);
+    clock.advance(5_000);
+    hold.open();
+    await until(() => seen.at!.length === 2);
+    await q.whenIdle();
+    expect(seen.at!.map((t) => t - t0)).toEqual([0, 5_000]);
+    // The delay counted from the end of the run: still waiting for a clock that does not move.
+    expect([seen.after!.length, q.delayed]).toEqual([1, 1]);
+    clock.advance(1_000);
+    await until(() => seen.after!.length === 2);
+    expect(seen.after!.map((t) => t - t0)).toEqual([0, 6_000]);
+  });
+
   it('keeps the earlier of two pending delays for one key', async () => {
     const clock = new FakeClock();
     let runs = 0;

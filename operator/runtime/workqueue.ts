@@ -1,14 +1,20 @@
 // A work queue of object keys, like client-go's: a key waiting in the queue is held once however
 // often it is added (dedup); a key is processed by one worker at a time (a key re-added while being
 // processed runs again once the current run ends); failures retry after a per-key exponential
-// backoff; `requeueAfterMs` schedules the next run; at most `concurrency` keys run at once.
+// backoff; `requeueAfterMs` / `requeueAtMs` schedule the next run; at most `concurrency` keys run at once.
 import { systemClock, type Clock, type Timer } from './clock.ts';
 import { isTerminalError } from './errors.ts';
 import { silentLogger, type Logger } from './logger.ts';
 
 export interface ProcessResult {
-  /** Run the key again after this long (waiting on the outside world or on time). */
+  /** Run the key again this long after the run ends (polling the outside world). */
   requeueAfterMs?: number;
+  /**
+   * Run the key again at this time of the queue's clock (a deadline: expiry, idle timeout). Stays
+   * right when the clock moves while the run is in flight, where a deadline passed as
+   * `requeueAfterMs` (computed from a `now` read mid-run) would land late by as much as it moved.
+   */
+  requeueAtMs?: number;
 }
 
 export type ProcessFn = (key: string) => Promise<ProcessResult | void>;
@@ -212,6 +218,7 @@ export class WorkQueue {
     try {
       const result = await this.#process(key);
       this.forget(key);
+      if (result?.requeueAtMs !== undefined) this.addAfter(key, result.requeueAtMs - this.#clock.now());
       if (result?.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
     } catch (err) {
       if (isTerminalError(err)) {

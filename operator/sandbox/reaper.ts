@@ -1,6 +1,8 @@
 // The idle reaper: an ephemeral sandbox is destroyed after about two minutes without an HTTP
 // request, SSH session or VNC connection. The API moves `status.lastActive` (throttled); before
 // reaping, the guest's own last activity is asked too, in case the API's write was throttled away.
+// The next look is a deadline (`requeueAtMs`), not a delay: `now` is read before the status write and
+// the guest query, and the clock may move before the run ends (a delay would then land that late).
 import type { Sandbox } from '../../crds/index.ts';
 import type { OperatorContext } from '../context.ts';
 import type { ReconcileResult } from '../runtime/index.ts';
@@ -24,14 +26,14 @@ export async function reapIfIdle(ctx: OperatorContext, sb: Sandbox): Promise<Rec
   const last = lastActiveMs(sb);
   if (Number.isNaN(last)) {
     await patchSandboxStatus(ctx, sb, undefined, { lastActive: new Date(now).toISOString() });
-    return { requeueAfterMs: idleTimeout };
+    return { requeueAtMs: now + idleTimeout };
   }
-  if (now - last < idleTimeout) return { requeueAfterMs: idleTimeout - (now - last) };
+  if (now - last < idleTimeout) return { requeueAtMs: last + idleTimeout };
 
   const guestAt = await guestActivity(ctx, sb);
   if (guestAt !== undefined && now - guestAt < idleTimeout) {
     await patchSandboxStatus(ctx, sb, undefined, { lastActive: new Date(guestAt).toISOString() });
-    return { requeueAfterMs: idleTimeout - (now - guestAt) };
+    return { requeueAtMs: guestAt + idleTimeout };
   }
   sandboxMachine.transition('running', 'idleTimeout');
   ctx.logger.info(
