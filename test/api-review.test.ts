@@ -1,8 +1,13 @@
 // Regressions found by the security and correctness review: requests that must be refused at once
 // with a clear 4xx instead of hanging, answering 5xx, or growing without bound. Sim fleet under the
 // real operator (its fake clock never moves by itself: a request that would wait on it hangs).
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import * as tar from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedAccount, startApiStack, type ApiStack } from './api-harness.ts';
+import { seedAccount, startApiStack, tempDir, type ApiStack } from './api-harness.ts';
 
 let s: ApiStack;
 let key: string;
@@ -35,4 +40,64 @@ describe('input bounds', () => {
     });
     expect(act.statusCode).toBe(400);
   }, 10_000);
+});
+
+/** A tar archive holding one file `big.bin` with these bytes. */
+async function tarOf(data: Buffer): Promise<Buffer> {
+  const dir = await tempDir('sandbay-review-tar-');
+  try {
+    await writeFile(join(dir.dir, 'big.bin'), data);
+    const out: Buffer[] = [];
+    for await (const chunk of tar.create({ cwd: dir.dir }, ['big.bin'])) out.push(chunk as Buffer);
+    return Buffer.concat(out);
+  } finally {
+    await dir.cleanup();
+  }
+}
+
+describe('uploads past the limit', () => {
+  it('answer 413 while streaming, and the connection does not hang the next request', async () => {
+    const small = await startApiStack([{ name: 'mini-1' }], { uploadLimitBytes: 1024 * 1024 });
+    try {
+      const k = await seedAccount(small.f.store, 'acme');
+      await small.reserve(k);
+      const id = (await small.call(k, 'POST', '/v1/sandboxes', {})).json<{ sandbox_id: string }>().sandbox_id;
+      await small.app.listen({ port: 0, host: '127.0.0.1' });
+      const base = `http://127.0.0.1:${(small.app.server.address() as AddressInfo).port}`;
+      const headers = { authorization: `Bearer ${k}` };
+      const big = randomBytes(1536 * 1024);
+      const archive = await tarOf(big);
+      for (const [rest, bytes] of [
+        ['/files?path=big.bin', big],
+        ['/files/archive?path=big', archive],
+      ] as const) {
+        // No Content-Length: the limit can only be seen while streaming.
+        const chunks = Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) =>
+          bytes.subarray(i * 65536, (i + 1) * 65536),
+        );
+        const res = await fetch(`${base}/v1/sandboxes/${id}${rest}`, {
+          method: 'PUT',
+          headers: { ...headers, 'content-type': 'application/octet-stream' },
+          body: new ReadableStream({
+            pull(c) {
+              const next = chunks.shift();
+              if (next) c.enqueue(next);
+              else c.close();
+            },
+          }),
+          duplex: 'half',
+          signal: AbortSignal.timeout(10_000),
+        } as RequestInit);
+        expect([res.status, (await res.json()).error], rest).toEqual([413, 'payload_too_large']);
+        // The next request (the client may reuse the connection) is answered.
+        const next = await fetch(`${base}/v1/sandboxes/${id}`, {
+          headers,
+          signal: AbortSignal.timeout(10_000),
+        });
+        expect(next.status, rest).toBe(200);
+      }
+    } finally {
+      await small.cleanup();
+    }
+  }, 30_000);
 });

@@ -2,7 +2,7 @@
 // upload_dir / download_dir). Bodies stream straight to the VM: nothing is buffered in memory.
 import { Transform, type Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { FilePathQuery } from '../schemas/control.ts';
 import { NoContent, SandboxParams, binaryResponse, errorResponses } from '../schemas/common.ts';
@@ -18,21 +18,41 @@ export interface FileRouteOptions extends RouteOptions {
   uploadLimitBytes?: number;
 }
 
-/** The request body as a stream that fails with 413 past `limit` bytes. */
-function limitedBody(request: FastifyRequest, limit: number): Readable {
+/**
+ * Streams the request body to `put`, failing with 413 past `limit` bytes. The driver sees the
+ * overflow as a failed stream and answers its own error (a 502); the 413 is what the caller gets.
+ * A body left unread closes the connection after the answer: kept alive, the rest of the body
+ * would sit before the next request on it, and the server's close would wait on it forever.
+ */
+async function withLimitedBody(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  limit: number,
+  put: (body: Readable) => Promise<void>,
+): Promise<void> {
+  const tooLarge = () => new ApiError('payload_too_large', `Uploads are limited to ${limit} bytes.`);
+  const body = request.body as Readable;
   const declared = Number(request.headers['content-length'] ?? NaN);
-  if (declared > limit) throw new ApiError('payload_too_large', `Uploads are limited to ${limit} bytes.`);
+  if (declared > limit) {
+    reply.header('connection', 'close');
+    throw tooLarge();
+  }
   let seen = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _enc, done) {
       seen += chunk.length;
-      if (seen > limit) done(new ApiError('payload_too_large', `Uploads are limited to ${limit} bytes.`));
+      if (seen > limit) done(tooLarge());
       else done(null, chunk);
     },
   });
-  const body = request.body as Readable;
   body.on('error', (err) => counter.destroy(err));
-  return body.pipe(counter);
+  try {
+    await put(body.pipe(counter));
+  } catch (err) {
+    if (!body.readableEnded) reply.header('connection', 'close');
+    if (seen > limit) throw tooLarge();
+    throw err;
+  }
 }
 
 export const fileRoutes: FastifyPluginAsyncTypebox<FileRouteOptions> = async (
@@ -58,10 +78,8 @@ export const fileRoutes: FastifyPluginAsyncTypebox<FileRouteOptions> = async (
     },
     async (request, reply) => {
       const guest = await guestFor(ctx, request);
-      await guest.putFile(
-        request.query.path,
-        request.body === undefined ? Buffer.alloc(0) : limitedBody(request, limit),
-      );
+      if (request.body === undefined) await guest.putFile(request.query.path, Buffer.alloc(0));
+      else await withLimitedBody(request, reply, limit, (body) => guest.putFile(request.query.path, body));
       return reply.code(204).send();
     },
   );
@@ -102,7 +120,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox<FileRouteOptions> = async (
       const guest = await guestFor(ctx, request);
       if (request.body === undefined)
         throw new ApiError('invalid_request', 'The body must be a tar archive.');
-      await guest.putDir(request.query.path, limitedBody(request, limit));
+      await withLimitedBody(request, reply, limit, (body) => guest.putDir(request.query.path, body));
       return reply.code(204).send();
     },
   );

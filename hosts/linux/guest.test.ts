@@ -177,6 +177,32 @@ describe('files', () => {
     }
   });
 
+  it('a put whose stream fails part-way rejects, leaves no file, and the connection keeps working', async () => {
+    // What the API does to an upload past its limit: the body fails mid-stream.
+    const failing = (): Readable => {
+      let sent = 0;
+      return new Readable({
+        read() {
+          if (sent++ < 8) this.push(randomBytes(64 * 1024));
+          else this.destroy(new Error('the upload went past its limit'));
+        },
+      });
+    };
+    const within = <T>(what: string, p: Promise<T>): Promise<T> =>
+      Promise.race([
+        p,
+        new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} hung`)), 10_000).unref()),
+      ]);
+    await expect(within('putFile', guest.putFile('broken.bin', failing()))).rejects.toMatchObject({
+      name: 'DriverError',
+    });
+    await expect(within('putDir', guest.putDir('broken-dir', failing()))).rejects.toMatchObject({
+      name: 'DriverError',
+    });
+    const left = await within('exec', guest.exec('ls -A ~ | grep -c "^broken.bin" || true'));
+    expect(left.stdout.trim()).toBe('0');
+  });
+
   it('rejects paths with NUL bytes and reports missing files as not found', async () => {
     await expect(guest.putFile('bad\0name', Buffer.from('x'))).rejects.toMatchObject({
       code: 'invalid_argument',
@@ -194,6 +220,8 @@ describe('desktop', () => {
     expect(win.y).toBeGreaterThanOrEqual(0);
     expect(JSON.stringify(win.children ?? [])).toContain('"role":"text"');
     await guest.click(win.x + 100, win.y + 100);
+    // Keys go to the focused window: typed before the window manager has focused it, they are lost.
+    await until('Typing Test focused', async () => (await windowNamed('Typing Test'))?.focused === true);
     // More distinct characters outside the keyboard map than it has spare keycodes (~19): bindings
     // are recycled while typing, at full speed (no delay).
     const text = 'Hello, wörld ✓ ünïcödé αβγδεζηθικλμνξοπρστυφχψω 日本語のテキスト';
