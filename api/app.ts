@@ -74,6 +74,8 @@ export interface CustomerAppOptions {
   blobs?: BlobStore;
   /** On close, how long requests waiting on a reconciler may still finish. Default 30 s. */
   shutdownGraceMs?: number;
+  /** Live Idempotency-Keys per account (24 h each). Default 10 000. */
+  idempotencyRecordsPerAccount?: number;
 }
 
 export const DEFAULT_RATE_LIMIT = { max: 6000, timeWindowMs: 60_000 };
@@ -139,6 +141,9 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     environment: opts.environment,
     shutdown: shutdown.signal,
     ...(opts.operatorHooks && { operatorHooks: opts.operatorHooks }),
+    ...(opts.idempotencyRecordsPerAccount !== undefined && {
+      idempotencyRecordsPerAccount: opts.idempotencyRecordsPerAccount,
+    }),
   };
 
   app.addHook('onRequest', async (request, reply) => {

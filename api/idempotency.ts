@@ -22,6 +22,11 @@ import type { ApiContext } from './services/context.ts';
 export const MAX_KEY_BYTES = 255;
 export const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const REPLAYED_HEADER = 'idempotent-replayed';
+/**
+ * Live records an account may hold. Every keyed request is recorded for 24 h, a quick 4xx as much
+ * as a create: without a bound, one key at the rate limit writes 8.6 million records a day.
+ */
+export const MAX_RECORDS_PER_ACCOUNT = 10_000;
 
 /** Per route: the attempt deadline of this request (10 min create, 25 min snapshot capture/restore). */
 export type DeadlineOf = (request: FastifyRequest) => number;
@@ -92,6 +97,7 @@ async function claim(
     namespace: principal.account,
     name: recordName(ctx.environment, key),
   };
+  await refuseNewKeyOverLimit(ctx, objKey, now);
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
       const created = await ctx.store.create<IdempotencyRecord>({
@@ -118,6 +124,21 @@ async function claim(
       });
   }
   throw new ApiError('idempotency_in_flight');
+}
+
+/** 429 for a key the account does not hold yet when it holds its limit of live records already. */
+async function refuseNewKeyOverLimit(ctx: ApiContext, objKey: ObjectKey, now: number): Promise<void> {
+  const limit = ctx.idempotencyRecordsPerAccount ?? MAX_RECORDS_PER_ACCOUNT;
+  const { items } = await ctx.store.list<IdempotencyRecord>('IdempotencyRecord', {
+    namespace: objKey.namespace!,
+  });
+  // Expired records do not count (the sweep deletes them); a retry of a held key always proceeds.
+  const live = items.filter((r) => Date.parse(r.spec.expiresAt) > now);
+  if (live.length < limit || live.some((r) => r.metadata.name === objKey.name)) return;
+  throw new ApiError(
+    'rate_limited',
+    `At most ${limit} Idempotency-Keys per account within 24 hours; send the request without one or retry later.`,
+  );
 }
 
 type Verdict = 'replay' | 'in-flight' | 'reused' | 'fresh';

@@ -88,7 +88,10 @@ describe('uploads past the limit', () => {
           duplex: 'half',
           signal: AbortSignal.timeout(10_000),
         } as RequestInit);
-        expect([res.status, (await res.json()).error], rest).toEqual([413, 'payload_too_large']);
+        expect([res.status, ((await res.json()) as { error: string }).error], rest).toEqual([
+          413,
+          'payload_too_large',
+        ]);
         // The next request (the client may reuse the connection) is answered.
         const next = await fetch(`${base}/v1/sandboxes/${id}`, {
           headers,
@@ -100,4 +103,40 @@ describe('uploads past the limit', () => {
       await small.cleanup();
     }
   }, 30_000);
+});
+
+describe('lifecycle races', () => {
+  it('two DELETEs at once: 204, and the other 204 or 404 sandbox_not_found', async () => {
+    const r = await s.call(key, 'POST', '/v1/sandboxes', {});
+    expect(r.statusCode).toBe(201);
+    const id = r.json<{ sandbox_id: string }>().sandbox_id;
+    const both = await Promise.all([1, 2, 3].map(() => s.call(key, 'DELETE', `/v1/sandboxes/${id}`)));
+    expect(both.map((b) => b.statusCode)).toContain(204);
+    for (const b of both.filter((x) => x.statusCode !== 204))
+      expect([b.statusCode, b.json().error]).toEqual([404, 'sandbox_not_found']);
+    const again = await s.call(key, 'DELETE', `/v1/sandboxes/${id}`);
+    expect([again.statusCode, again.json().error]).toEqual([404, 'sandbox_not_found']);
+  });
+});
+
+describe('idempotency records', () => {
+  it('are bounded per account: a new key past the limit is 429, a held key still replays', async () => {
+    const few = await startApiStack([{ name: 'mini-1' }], { idempotencyRecordsPerAccount: 3 });
+    try {
+      const k = await seedAccount(few.f.store, 'acme');
+      // No reservation: each create is a quick 409, recorded like any completed 4xx.
+      const create = (idem: string) => few.call(k, 'POST', '/v1/sandboxes', {}, { 'idempotency-key': idem });
+      for (const idem of ['k1', 'k2', 'k3']) expect((await create(idem)).statusCode).toBe(409);
+      const flood = await create('k4');
+      expect([flood.statusCode, flood.json().error]).toEqual([429, 'rate_limited']);
+      const retry = await create('k2');
+      expect([retry.statusCode, retry.headers['idempotent-replayed']]).toEqual([409, 'true']);
+      expect((await few.f.store.list('IdempotencyRecord', { namespace: 'acme' })).items).toHaveLength(3);
+      // After 24 h the old keys no longer count.
+      few.f.clock.advance(24 * 3_600_000 + 1);
+      expect((await create('k4')).statusCode).toBe(409);
+    } finally {
+      await few.cleanup();
+    }
+  });
 });

@@ -42,6 +42,8 @@ export interface ApiContext {
   operatorHooks?: OperatorHooks;
   /** Aborted when the app closes: long waits end with 503 `server_shutting_down`. */
   shutdown: AbortSignal;
+  /** Live Idempotency-Keys an account may hold (default `MAX_RECORDS_PER_ACCOUNT`). */
+  idempotencyRecordsPerAccount?: number;
 }
 
 /** The Fastify instance routes are declared on: schemas typed by the TypeBox type provider. */
