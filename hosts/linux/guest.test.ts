@@ -218,7 +218,12 @@ describe('desktop', () => {
     expect(win).toMatchObject({ width: 400, height: 300, app: 'Editor.py' });
     expect(win.x).toBeGreaterThanOrEqual(0);
     expect(win.y).toBeGreaterThanOrEqual(0);
-    expect(JSON.stringify(win.children ?? [])).toContain('"role":"text"');
+    // The X11 window comes first; the app registers its accessibility tree a moment later.
+    const withTree = await until('Typing Test with its accessibility tree', async () => {
+      const w = await windowNamed('Typing Test');
+      return JSON.stringify(w?.children ?? []).includes('"role":"text"') && w;
+    });
+    expect(JSON.stringify(withTree.children)).toContain('"role":"text"');
     await guest.click(win.x + 100, win.y + 100);
     // Keys go to the focused window: typed before the window manager has focused it, they are lost.
     await until('Typing Test focused', async () => (await windowNamed('Typing Test'))?.focused === true);
