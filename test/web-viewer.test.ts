@@ -232,6 +232,16 @@ describe('the live view of a sandbox', () => {
       `the VM pointer at ${center.x},${center.y}`,
       10_000,
     );
+    // The pointer arriving is not the focus arriving: keys typed before the window manager has
+    // focused the xterm are lost.
+    await waitFor(
+      async () =>
+        (
+          json(await api('GET', on('/display/windows'))).windows as { name: string; focused?: boolean }[]
+        ).some((w) => w.name === 'viewer-typer' && w.focused === true),
+      'the xterm focused',
+      10_000,
+    );
     await page.keyboard.type('typed in the browser');
     await page.keyboard.press('Enter');
     const typed = async () => {
