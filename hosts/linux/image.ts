@@ -95,6 +95,24 @@ const README = `This is a sandbay desktop (a Linux stand-in for a macOS VM).
 Terminal: xterm. Text editor: text-editor (GTK 3, in ~/.local/bin). Right-click the desktop for a menu.
 `;
 
+/**
+ * openbox's own configuration with one desktop: with its default four, a wheel scroll on the desktop
+ * switches desktops, and a click after that leaves no window focused — an agent scrolling the desktop
+ * would then type into nothing. One desktop turns every GoToDesktop binding into a no-op.
+ */
+export function openboxRc(system = '/etc/xdg/openbox/rc.xml'): string | undefined {
+  let rc: string;
+  try {
+    rc = readFileSync(system, 'utf8');
+  } catch {
+    return undefined;
+  }
+  return rc.replace(
+    /(<desktops>[\s\S]*?<number>)\d+(<\/number>)/,
+    (_, open: string, close: string) => `${open}1${close}`,
+  );
+}
+
 function skel(name: string, fallback: string): string {
   try {
     return readFileSync(join('/etc/skel', name), 'utf8');
@@ -105,7 +123,9 @@ function skel(name: string, fallback: string): string {
 
 /** The files of the template home, the same for every image of this driver. */
 export function templateFiles(): TemplateFile[] {
+  const rc = openboxRc();
   return [
+    ...(rc === undefined ? [] : [{ path: '.config/openbox/rc.xml', content: rc, mode: 0o644 }]),
     { path: '.profile', content: skel('.profile', 'PATH="$HOME/.local/bin:$PATH"\n'), mode: 0o644 },
     { path: '.bashrc', content: skel('.bashrc', ''), mode: 0o644 },
     { path: '.bash_logout', content: skel('.bash_logout', ''), mode: 0o644 },
