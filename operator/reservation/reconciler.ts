@@ -106,7 +106,8 @@ async function reconcilePending(ctx: OperatorContext, r: Reservation): Promise<R
       keyRef,
     },
   );
-  return { requeueAfterMs: endAt - now };
+  // A deadline, not a delay: a delay counted from a `now` read before this reconcile's writes runs late.
+  return { requeueAtMs: endAt };
 }
 
 /** The rate kept for the reservation: the API's record at purchase, else today's Rate resource. */
@@ -171,7 +172,7 @@ async function reconcileActive(ctx: OperatorContext, r: Reservation): Promise<Re
   r = await applyLayout(ctx, r);
   await noteRejectedEdits(ctx, r);
   const end = Date.parse(r.status?.endAt ?? '');
-  return { requeueAfterMs: Math.max(0, end - now) };
+  return { requeueAtMs: end };
 }
 
 // ---- expiry ----
