@@ -4,8 +4,9 @@
 // 2. authenticated GET /v1/sandboxes/{id} with autocannon, next to a bare Fastify route answering a
 //    constant (target ≥ 60 % of its req/s, p99 ≤ 10 ms); autocannon runs in its own process;
 // 3. a screenshot through the API next to the driver's guest.screenshot() on the same VM;
-// 4. VNC throughput (full raw framebuffer updates) through the WebSocket proxy next to the VM's
-//    VNC server directly (target ≥ 90 %), and the round trip of a small update.
+// 4. VNC: full raw framebuffer updates and the round trip of a small update, through the /vnc
+//    WebSocket proxy next to the VM's x11vnc directly (target ≥ 90 %, ≤ 1 ms added) and next to a
+//    plain TCP relay; then the same paths against an RFB server that answers at once.
 //
 //   node bench/api.ts            (about two minutes)
 //   node bench/api.ts --quick    (a smoke run)
@@ -13,17 +14,22 @@
 // Runs as root (the linux driver creates VM users). Prints a markdown table.
 import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { connect as tcpConnect, createServer as createTcpServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Fastify from 'fastify';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { Worker } from 'node:worker_threads';
 import type { Sandbox } from '../crds/index.ts';
 import { buildCustomerApp } from '../api/app.ts';
 import { SandboxInfoSchema } from '../api/schemas/sandboxes.ts';
+import { relay } from '../api/ws/relay.ts';
+import { greetViewer, loginToVm } from '../api/ws/vnc-proxy.ts';
 import { createLinuxDriver } from '../hosts/linux/index.ts';
 import { startOperator } from '../operator/index.ts';
 import { openStore, seedAccount, tempDir, waitFor } from '../test/api-harness.ts';
+import type { PathResult, ViewerJob, ViewerPath } from './api-vnc-viewer.ts';
 
 const run = promisify(execFile);
 const QUICK = process.argv.includes('--quick');
@@ -195,34 +201,11 @@ async function main(): Promise<void> {
       );
     }
 
-    // 4. VNC: direct next to the proxy, the viewer in its own thread
+    // 4. VNC: direct, through a plain TCP relay and through /vnc; then the relay alone
     if (section('vnc')) {
       const vnc = await guest.vnc();
       const link = await json('POST', `/v1/sandboxes/${sb}/viewer-token`);
-      const viewer = new Worker(new URL('./api-vnc-viewer.ts', import.meta.url), {
-        workerData: {
-          vnc,
-          link: `${base.replace('http', 'ws')}${link.vnc_url}`,
-          frames: N(30),
-          roundTrips: N(50),
-          rounds: 3,
-        },
-      });
-      type Rates = { cycle: number; transfer: number };
-      const v = await new Promise<{ direct: Rates; proxied: Rates; rtDirect: number[]; rtProxy: number[] }>(
-        (resolve, reject) => viewer.once('message', resolve).once('error', reject),
-      );
-      const mb = (x: number) => (x / 1e6).toFixed(0);
-      const pct = (a: number, b: number) => `**${((a / b) * 100).toFixed(0)} %**`;
-      const rtd = percentile(v.rtDirect, 50);
-      const rtp = percentile(v.rtProxy, 50);
-      const frames = `${N(30)} × 4 MB frames × 3 rounds`;
-      rows.push(
-        `| VNC full raw update transfer (first → last byte), direct TCP | ${mb(v.direct.transfer)} MB/s | | ${frames} | peer |`,
-        `| VNC full raw update transfer (first → last byte), /vnc WebSocket proxy | ${mb(v.proxied.transfer)} MB/s | | ${pct(v.proxied.transfer, v.direct.transfer)} of direct | target ≥ 90 % |`,
-        `| VNC request → full update, direct TCP | ${mb(v.direct.cycle)} MB/s | small update RTT p50 ${f1(rtd)} ms | includes x11vnc's polling loop | peer |`,
-        `| VNC request → full update, /vnc WebSocket proxy | ${mb(v.proxied.cycle)} MB/s | small update RTT p50 ${f1(rtp)} ms | ${pct(v.proxied.cycle, v.direct.cycle)} of direct, ${rtp - rtd >= 0 ? '+' : ''}${f1(rtp - rtd)} ms RTT | |`,
-      );
+      rows.push(...(await benchVnc(vnc, `${base.replace('http', 'ws')}${link.vnc_url}`)));
     }
   } finally {
     await app.close();
@@ -235,6 +218,187 @@ async function main(): Promise<void> {
   console.log('| what | median / rate | p99 / other | notes | target |');
   console.log('|---|---:|---:|---|---|');
   for (const r of rows) console.log(r);
+}
+
+// ---- VNC (section 4) ----
+// Every path is measured by one viewer (bench/api-vnc-viewer.ts, in its own thread), path after
+// path, round after round:
+// - against the VM's x11vnc: direct TCP; a plain Node `net` relay in the server's thread (what any
+//   relay costs); /vnc with the WebSocket frames streamed; /vnc on the `ws` library;
+// - against an RFB server that answers at once (its own thread): direct; the plain relay; the
+//   proxy's own code (loginToVm, greetViewer, relay) behind a bare WebSocket server. x11vnc answers
+//   on its polling loop (~20 ms), which hides what the path itself costs; this shows it.
+
+type Endpoint = { host: string; port: number; password: string };
+
+/** A plain TCP relay (Node `net`, `pipe` both ways) in this thread, as the proxy is. */
+async function startTcpRelay(to: Endpoint): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = createTcpServer({ noDelay: true }, (client) => {
+    const vm = tcpConnect({ host: to.host, port: to.port, noDelay: true });
+    client.pipe(vm).pipe(client);
+    client.on('close', () => vm.destroy()).on('error', () => vm.destroy());
+    vm.on('close', () => client.destroy()).on('error', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The proxy's data path without the API around it: login to the VM, greet the viewer, relay. */
+async function startBareProxy(to: Endpoint): Promise<{ url: string; close: () => Promise<void> }> {
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 64 << 20 });
+  const server = createHttpServer();
+  server.on('upgrade', (request, socket, head) => {
+    void (async () => {
+      const vm = await loginToVm(to.host, to.port, to.password);
+      const ws = await new Promise<WebSocket>((resolve) => wss.handleUpgrade(request, socket, head, resolve));
+      await relay(vm, ws, { initialToVm: await greetViewer(ws) });
+    })().catch(() => socket.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: async () => {
+      for (const c of wss.clients) c.terminate();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The instant RFB server in a thread of its own (as x11vnc is a process of its own). */
+async function startInstantServerThread(
+  password: string,
+): Promise<Endpoint & { stop: () => Promise<number> }> {
+  const module = new URL('../api/ws/instant-rfb-server.ts', import.meta.url).href;
+  const worker = new Worker(
+    `const { parentPort } = require('node:worker_threads');
+     import(${JSON.stringify(module)}).then(async (m) => {
+       const s = await m.startInstantRfbServer({ password: ${JSON.stringify(password)} });
+       parentPort.postMessage(s.port);
+     });`,
+    { eval: true },
+  );
+  const port = await new Promise<number>((resolve, reject) =>
+    worker.once('message', resolve).once('error', reject),
+  );
+  return { host: '127.0.0.1', port, password, stop: () => worker.terminate() };
+}
+
+function runViewer(job: ViewerJob): Promise<Record<string, PathResult>> {
+  const viewer = new Worker(new URL('./api-vnc-viewer.ts', import.meta.url), { workerData: job });
+  return new Promise((resolve, reject) => viewer.once('message', resolve).once('error', reject));
+}
+
+/** This thread's CPU per full update while `path` alone is measured (the relays run here). */
+async function cpuPerUpdate(path: ViewerPath, frames: number): Promise<{ total: number; user: number }> {
+  const before = process.threadCpuUsage();
+  await runViewer({ paths: [path], frames, roundTrips: 0, rounds: 1 });
+  const used = process.threadCpuUsage(before);
+  return { total: (used.user + used.system) / 1000 / (frames + 1), user: used.user / 1000 / (frames + 1) };
+}
+
+async function benchVnc(vnc: Endpoint, link: string): Promise<string[]> {
+  const frames = N(30);
+  const job = { frames, roundTrips: N(50), rounds: 3 };
+  const mb = (bps: number) => `${(bps / 1e6).toFixed(0)} MB/s`;
+  const pct = (a: number, b: number) => `${((a / b) * 100).toFixed(0)} %`;
+  const ms = (x: number) => (x >= 10 ? x.toFixed(1) : x.toFixed(2));
+  const p50 = (xs: number[]) => percentile(xs, 50);
+  const p99 = (xs: number[]) => percentile(xs, 99);
+  const delta = (a: number, b: number) => `${a - b >= 0 ? '+' : ''}${ms(a - b)} ms`;
+  const rows: string[] = [];
+
+  // Against the VM's x11vnc.
+  const tcpRelay = await startTcpRelay(vnc);
+  try {
+    const r = await runViewer({
+      ...job,
+      paths: [
+        { name: 'direct', transport: 'tcp', ...vnc },
+        { name: 'relay', transport: 'tcp', host: '127.0.0.1', port: tcpRelay.port, password: vnc.password },
+        { name: 'proxy', transport: 'ws', url: link },
+        { name: 'proxy-ws', transport: 'ws-lib', url: link },
+      ],
+    });
+    const [d, t, p, w] = [r.direct!, r.relay!, r.proxy!, r['proxy-ws']!];
+    const cpuRelay = await cpuPerUpdate(
+      { name: 'relay', transport: 'tcp', host: '127.0.0.1', port: tcpRelay.port, password: vnc.password },
+      frames,
+    );
+    const cpuProxy = await cpuPerUpdate({ name: 'proxy', transport: 'ws', url: link }, frames);
+    const cpu = (c: { total: number; user: number }) =>
+      `server thread ${ms(c.total)} ms CPU per update (${ms(c.user)} user)`;
+    const n = `${frames} × 4 MB × 3 rounds`;
+    rows.push(
+      `| VNC 16×16 update round trip, direct TCP to x11vnc | ${ms(p50(d.rtt))} ms | ${ms(p99(d.rtt))} ms | n=${d.rtt.length}; x11vnc answers on its loop | peer |`,
+      `| VNC 16×16 update round trip, plain Node TCP relay | ${ms(p50(t.rtt))} ms | ${ms(p99(t.rtt))} ms | ${delta(p50(t.rtt), p50(d.rtt))} (p50) | peer: any relay |`,
+      `| VNC 16×16 update round trip, /vnc WebSocket proxy | ${ms(p50(p.rtt))} ms | ${ms(p99(p.rtt))} ms | **${delta(p50(p.rtt), p50(d.rtt))}** (p50) | target ≤ +1 ms |`,
+      `| VNC full update (4 MB raw), request → last byte, direct TCP | ${mb(d.cycle)} | first byte p50 ${ms(p50(d.waits))} ms | ${n} | peer |`,
+      `| VNC full update, request → last byte, plain Node TCP relay | ${mb(t.cycle)} | first byte p50 ${ms(p50(t.waits))} ms | ${pct(t.cycle, d.cycle)} of direct; ${cpu(cpuRelay)} | peer: any relay |`,
+      `| VNC full update, request → last byte, /vnc WebSocket proxy | ${mb(p.cycle)} | first byte p50 ${ms(p50(p.waits))} ms | **${pct(p.cycle, d.cycle)}** of direct; ${cpu(cpuProxy)} | target ≥ 90 % |`,
+      `| VNC full update, request → last byte, /vnc, viewer on the \`ws\` library | ${mb(w.cycle)} | first byte p50 ${ms(p50(w.waits))} ms | ${pct(w.cycle, d.cycle)} of direct | |`,
+      `| VNC full update, first → last byte: direct / TCP relay / /vnc / /vnc on \`ws\` | ${mb(d.transfer)} | ${mb(t.transfer)} / ${mb(p.transfer)} / ${mb(w.transfer)} | ${pct(t.transfer, d.transfer)} / **${pct(p.transfer, d.transfer)}** / ${pct(w.transfer, d.transfer)} of direct | |`,
+    );
+  } finally {
+    await tcpRelay.close();
+  }
+
+  // The path alone: an RFB server that answers at once.
+  const instant = await startInstantServerThread('bench-pw');
+  const instantRelay = await startTcpRelay(instant);
+  const bare = await startBareProxy(instant);
+  try {
+    const paths: ViewerPath[] = [
+      {
+        name: 'direct',
+        transport: 'tcp',
+        host: instant.host,
+        port: instant.port,
+        password: instant.password,
+      },
+      {
+        name: 'relay',
+        transport: 'tcp',
+        host: '127.0.0.1',
+        port: instantRelay.port,
+        password: instant.password,
+      },
+      { name: 'proxy', transport: 'ws', url: bare.url },
+    ];
+    const r = await runViewer({ ...job, rounds: 5, paths });
+    const [d, t, p] = [r.direct!, r.relay!, r.proxy!];
+    const cpuRelay = await cpuPerUpdate(paths[1]!, N(60));
+    const cpuProxy = await cpuPerUpdate(paths[2]!, N(60));
+    const row = (what: string, x: PathResult, notes: string, target: string) =>
+      `| ${what} | ${mb(x.cycle)} | RTT p50 ${ms(p50(x.rtt))} ms, first → last ${mb(x.transfer)} | ${notes} | ${target} |`;
+    rows.push(
+      row(
+        'RFB server answering at once: full update request → last byte, direct TCP',
+        d,
+        `${frames} × 4 MB × 5 rounds`,
+        'peer',
+      ),
+      row(
+        'same, plain Node TCP relay',
+        t,
+        `${pct(t.cycle, d.cycle)} of direct, RTT ${delta(p50(t.rtt), p50(d.rtt))}; relay thread ${ms(cpuRelay.total)} ms CPU per update (${ms(cpuRelay.user)} user)`,
+        'peer: any relay',
+      ),
+      row(
+        "same, the proxy's code (loginToVm, greetViewer, relay) over WebSocket",
+        p,
+        `**${pct(p.cycle, d.cycle)}** of direct, RTT **${delta(p50(p.rtt), p50(d.rtt))}**; relay thread ${ms(cpuProxy.total)} ms CPU per update (${ms(cpuProxy.user)} user)`,
+        '',
+      ),
+    );
+  } finally {
+    await bare.close();
+    await instantRelay.close();
+    await instant.stop();
+  }
+  return rows;
 }
 
 await main();

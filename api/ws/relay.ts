@@ -1,8 +1,8 @@
 // Relays bytes between a WebSocket (binary messages) and a TCP connection to the VM, with
 // backpressure both ways and closes propagated both ways:
 // - VM → viewer: each read goes out as one binary message at once, no copy (see read-pool.ts);
-//   reading from the VM stops while more than HIGH_WATER bytes wait to reach the kernel (counted
-//   until each send's callback), and resumes below LOW_WATER;
+//   reading from the VM stops while more than HIGH_WATER bytes of memory wait to reach the kernel
+//   (counted until each send's callback), and resumes below LOW_WATER;
 // - viewer → VM: each message is written at once; the WebSocket is paused while the TCP socket's
 //   buffer is full, until 'drain';
 // - the VM closing (or failing) closes the WebSocket (1000, or 1011); the viewer closing ends the
@@ -44,11 +44,13 @@ export function relay(
       release();
       return true;
     }
-    const n = chunk.length;
-    inFlight += n;
-    counters?.toClient(n);
+    // Counted by the memory the chunk holds (a lent read buffer holds all of it), so that a slow
+    // viewer pins at most HIGH_WATER of memory however small the reads are.
+    const held = chunk.buffer.byteLength;
+    inFlight += held;
+    counters?.toClient(chunk.length);
     ws.send(chunk, () => {
-      inFlight -= n;
+      inFlight -= held;
       release();
       if (!reading && inFlight <= LOW_WATER && !tcp.destroyed) {
         reading = true;
