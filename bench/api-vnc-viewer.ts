@@ -26,6 +26,11 @@ export interface ViewerPath {
   url?: string;
   /** The VNC password, when the path leads to a server that asks for one. */
   password?: string;
+  /**
+   * Send each request this late (a busy wait after the previous answer): a direct viewer made as
+   * far from the server as a relay makes it, to tell the server's sensitivity from the relay's cost.
+   */
+  lateMs?: number;
 }
 
 export interface ViewerJob {
@@ -253,6 +258,12 @@ interface Sample {
   rtt: number[];
 }
 
+/** A busy wait: timers are not precise below a millisecond. */
+function late(ms = 0): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
 async function measure(path: ViewerPath, job: ViewerJob): Promise<Sample> {
   const v = new Viewer();
   await v.open(path);
@@ -267,6 +278,7 @@ async function measure(path: ViewerPath, job: ViewerJob): Promise<Sample> {
   let transferMs = 0;
   const waits: number[] = [];
   for (let i = 0; i < job.frames; i++) {
+    late(path.lateMs);
     const t = performance.now();
     v.requestUpdate();
     bytes += await v.readUpdate();
@@ -278,6 +290,7 @@ async function measure(path: ViewerPath, job: ViewerJob): Promise<Sample> {
   }
   const rtt: number[] = [];
   for (let i = 0; i < job.roundTrips; i++) {
+    late(path.lateMs);
     const t = performance.now();
     v.requestUpdate({ x: 0, y: 0, width: 16, height: 16 });
     await v.readUpdate();
