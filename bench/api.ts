@@ -341,12 +341,12 @@ async function benchVnc(vnc: Endpoint, link: string): Promise<string[]> {
       `server thread ${ms(c.total)} ms CPU per update (${ms(c.user)} user)`;
     const n = `${frames} × 4 MB × 3 rounds`;
     const rtt = (what: string, x: PathResult, notes: string, target: string) =>
-      `| VNC 16×16 update round trip, ${what} | ${ms(mean(x.rtt))} ms | p50 ${ms(p50(x.rtt))}, p99 ${ms(p99(x.rtt))} ms | ${notes} | ${target} |`;
+      `| VNC 16×16 update round trip, ${what} | mean ${ms(mean(x.rtt))} ms | p50 ${ms(p50(x.rtt))}, p99 ${ms(p99(x.rtt))} ms | ${notes} | ${target} |`;
     const full = (what: string, x: PathResult, notes: string, target: string) =>
       `| VNC full update (4 MB raw), request → last byte, ${what} | ${mb(x.cycle)} | first byte mean ${ms(mean(x.waits))} ms | ${notes} | ${target} |`;
     const late = `direct TCP, each request ${LATE_MS} ms late`;
     rows.push(
-      rtt('direct TCP to x11vnc', d, `mean of ${d.rtt.length}; x11vnc answers on its ~20 ms loop`, 'peer'),
+      rtt('direct TCP to x11vnc', d, `n=${d.rtt.length}; x11vnc answers on its ~20 ms loop`, 'peer'),
       rtt(late, l, `${delta(mean(l.rtt), mean(d.rtt))}: x11vnc's loop, no relay`, 'peer'),
       rtt('plain Node TCP relay', t, `${delta(mean(t.rtt), mean(d.rtt))}`, 'peer: any relay'),
       rtt('/vnc WebSocket proxy', p, `**${delta(mean(p.rtt), mean(d.rtt))}**`, 'target ≤ +1 ms'),
