@@ -11,9 +11,10 @@ import type { WebSocket } from 'ws';
 import type { VmConnection } from './connect.ts';
 
 /**
- * Bytes read from the VM but not yet taken by the kernel, per connection: one full 1280×800 update
- * (4 MB) streams without a stop, and a viewer that stops reading costs the server at most this
- * (plus one read buffer) before the VM is made to wait. 1, 4, 8 and 16 MiB measured alike here.
+ * Memory holding bytes read from the VM that the kernel has not taken yet, per connection: one full
+ * 1280×800 update (4 MB) streams without a stop, and a viewer that stops reading costs the server
+ * at most this (plus one read buffer) before the VM is made to wait. 1, 4, 8 and 16 MiB measured
+ * alike here.
  */
 export const HIGH_WATER = 4 * 1024 * 1024;
 export const LOW_WATER = HIGH_WATER / 4;
