@@ -12,9 +12,15 @@ let s: ApiStack | undefined;
 let clock: FakeClock;
 
 afterEach(async () => {
-  // Let the sim finish any resize it started, so the operator stops.
-  clock?.advance(10 * RESIZE_MS);
-  await s?.cleanup();
+  // The operator stops once the sim's resize (timed on the fake clock) is done. Under load a reconcile
+  // may start that resize only after a single advance, and then wait forever: keep business time
+  // moving until the cleanup is over.
+  const ticker = setInterval(() => clock?.advance(RESIZE_MS), 5);
+  try {
+    await s?.cleanup();
+  } finally {
+    clearInterval(ticker);
+  }
   s = undefined;
 });
 
