@@ -8,8 +8,7 @@ import type { SandboxFailureCode } from '../conditions.ts';
 import { reservationKeyOf, sandboxKeyOf, type OperatorContext } from '../context.ts';
 import type { ClaimsInFlight } from './claims.ts';
 import { chooseVm } from './choose.ts';
-import { isStoreError } from '../../store/store.ts';
-import { sandboxRef, writeClaimStatus } from './status.ts';
+import { writeClaimStatus } from './status.ts';
 
 /**
  * On a claimed VM: `warm` or `cold`, as the scheduler decided. Written with the claim, so a sandbox
@@ -93,39 +92,6 @@ export async function place(
     cpu: choice.cpu,
     memoryGiB: choice.memoryGiB,
   };
-  // Conditional on the sandbox as this reconcile saw it: an operator in another process sharing the
-  // store may have placed it meanwhile (its informer saw the sandbox before this one saw its claim).
-  let runs: boolean;
-  try {
-    runs = await writeClaimStatus(ctx, sb, placement, claimed.status?.vmIp, sb.metadata.resourceVersion);
-  } catch (err) {
-    if (!isStoreError(err, 'Conflict')) throw err;
-    const fresh = await ctx.store.get<Sandbox>(sandboxRef(sb));
-    if (fresh?.status?.vm !== undefined && fresh.status.vm !== claimed.metadata.name) {
-      // Placed elsewhere: give this VM back untouched (it never booted for the sandbox).
-      const { [BOOT_ANNOTATION]: _boot, ...annotations } = claimed.metadata.annotations ?? {};
-      await ctx.client.update<VM>({
-        ...claimed,
-        metadata: { ...claimed.metadata, annotations },
-        spec: withoutClaim(claimed.spec),
-      });
-      return { placed: true };
-    }
-    if (!fresh) throw err;
-    // Only something else changed (e.g. the API's lastActive): write the claim on the fresh version.
-    runs = await writeClaimStatus(
-      ctx,
-      fresh,
-      placement,
-      claimed.status?.vmIp,
-      fresh.metadata.resourceVersion,
-    );
-  }
-  if (!runs) ctx.enqueue.pool(choice.mini);
+  if (!(await writeClaimStatus(ctx, sb, placement, claimed.status?.vmIp))) ctx.enqueue.pool(choice.mini);
   return { placed: true };
-}
-
-function withoutClaim(spec: VM['spec']): VM['spec'] {
-  const { sandbox: _sandbox, snapshot: _snapshot, ...rest } = spec;
-  return rest;
 }

@@ -19,8 +19,6 @@ export async function patchSandboxStatus(
   event: SandboxEvent | undefined,
   fields: Partial<SandboxStatus>,
   condition?: ConditionInput,
-  /** Write only if the sandbox is still at this version (StoreError Conflict otherwise). */
-  resourceVersion?: string,
 ): Promise<Sandbox> {
   const patch: Record<string, unknown> = { ...fields };
   if (event) {
@@ -35,11 +33,7 @@ export async function patchSandboxStatus(
   const current = sb.status as Record<string, unknown> | undefined;
   const changed = Object.entries(patch).some(([k, v]) => JSON.stringify(current?.[k]) !== JSON.stringify(v));
   if (!changed) return sb;
-  return ctx.client.patch<Sandbox>(
-    sandboxRef(sb),
-    { status: patch },
-    { subresource: 'status', ...(resourceVersion !== undefined && { resourceVersion }) },
-  );
+  return ctx.client.patch<Sandbox>(sandboxRef(sb), { status: patch }, { subresource: 'status' });
 }
 
 export function readyCondition(status: 'True' | 'False', reason: string, message?: string): ConditionInput {
@@ -55,7 +49,6 @@ export async function writeClaimStatus(
   sb: Sandbox,
   placement: Partial<SandboxStatus>,
   vmIp: string | undefined,
-  resourceVersion?: string,
 ): Promise<boolean> {
   if (placement.boot === 'warm' && vmIp !== undefined) {
     await patchSandboxStatus(
@@ -64,7 +57,6 @@ export async function writeClaimStatus(
       'claimWarm',
       { ...placement, vmIp, lastActive: new Date(ctx.clock.now()).toISOString() },
       readyCondition('True', Reasons.Running),
-      resourceVersion,
     );
     return true;
   }
@@ -74,7 +66,6 @@ export async function writeClaimStatus(
     'claimCold',
     placement,
     readyCondition('False', Reasons.Booted, 'booting'),
-    resourceVersion,
   );
   return false;
 }
