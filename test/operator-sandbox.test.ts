@@ -15,13 +15,22 @@ import { sandboxReconciler } from '../operator/sandbox/reconciler.ts';
 import { Client, Controller, silentLogger, systemClock, type Informer } from '../operator/runtime/index.ts';
 import { isStoreError } from '../store/store.ts';
 import { openSqliteStore } from '../store/sqlite-store.ts';
+import { FakeClock } from '../operator/runtime/clock.ts';
 import { startSimFleet, waitFor, type SimFleet } from './operator-fixtures.ts';
 
 let f: SimFleet;
 afterEach(async () => f?.cleanup());
 
-async function reserved(model: MacModel = 'm4', layout: VmLayout = 'split', minis = 1) {
-  f = await startSimFleet(Array.from({ length: minis }, (_, i) => ({ name: `mini-${i + 1}`, model })));
+async function reserved(
+  model: MacModel = 'm4',
+  layout: VmLayout = 'split',
+  minis = 1,
+  fleet: Parameters<typeof startSimFleet>[1] = {},
+) {
+  f = await startSimFleet(
+    Array.from({ length: minis }, (_, i) => ({ name: `mini-${i + 1}`, model })),
+    fleet,
+  );
   await f.account('acme', 100_000_000);
   await f.reserve('acme', 'r1', { macModel: model, vmLayout: layout, miniCount: minis });
   expect((await f.reservationSettled('acme', 'r1')).status?.phase).toBe('active');
@@ -191,11 +200,13 @@ describe('sandboxes', () => {
   });
 
   it('limit: activity the guest saw (e.g. an SSH session) keeps an ephemeral sandbox alive', async () => {
-    await reserved('m4');
+    // The sim guest stamps activity with the wall clock: business time starts at the wall clock too,
+    // so lining the two up never jumps business time past the reservation's end_at (expiry would
+    // then race the reaper for the sandbox).
+    await reserved('m4', 'split', 1, { clock: new FakeClock(Date.now()) });
     const sb = await create({ ephemeral: true });
     const ref = { kind: 'Sandbox', namespace: 'acme', name: sb.metadata.name };
     f.clock.advance(100_000);
-    // The sim guest stamps activity with the wall clock; line the fake clock up with it.
     const guest = f.sim
       .host({ name: 'mini-1', address: f.addressOf('mini-1'), model: 'm4' })
       .guest(sb.status!.vm!);
@@ -239,6 +250,9 @@ describe('sandboxes', () => {
       concurrency: 8,
       backoffClock: systemClock,
     });
+    // Like startOperator: every cache of the second process synced before it reconciles anything
+    // (a sandbox reconciled against an empty reservation cache is refused reservation_not_active).
+    await Promise.all((Object.values(informers) as Informer[]).map((inf) => inf.start()));
     await other.start();
     try {
       const made = await Promise.all(Array.from({ length: 8 }, () => create()));
