@@ -259,6 +259,9 @@ describe('SSH over the WebSocket', () => {
     const ws = new WebSocket(`${base.replace('http', 'ws')}${creds.ssh_url}`, {
       headers: { authorization: `Bearer ${key}` },
     });
+    // Wrapped at once: sshd speaks first, and its banner can arrive with the 101 — a message emitted
+    // before a listener is attached is lost; the stream buffers it until ssh2 reads.
+    const sock = createWebSocketStream(ws);
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
     const client = new SshClient();
     const whoami = await new Promise<string>((resolve, reject) => {
@@ -270,7 +273,7 @@ describe('SSH over the WebSocket', () => {
         });
       });
       client.connect({
-        sock: createWebSocketStream(ws),
+        sock,
         username: creds.username,
         privateKey: creds.private_key,
         readyTimeout: 10_000,
