@@ -3,17 +3,13 @@
 // is rebuilt. Nothing is double-claimed, nothing leaks.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Mini, Sandbox, VM } from '../crds/index.ts';
-import { startSimFleet, waitFor, type SimFleet } from './operator-fixtures.ts';
+import { startReservedFleet, waitFor, type SimFleet } from './operator-fixtures.ts';
 
 let f: SimFleet;
 afterEach(async () => f?.cleanup());
 
 async function reserved(minis: number) {
-  f = await startSimFleet(Array.from({ length: minis }, (_, i) => ({ name: `mini-${i + 1}` })));
-  await f.account('acme', 100_000_000);
-  await f.reserve('acme', 'r1', { miniCount: minis });
-  expect((await f.reservationSettled('acme', 'r1')).status?.phase).toBe('active');
-  await f.poolsReady();
+  f = await startReservedFleet({ minis });
 }
 
 async function create(spec: Partial<Sandbox['spec']> = {}) {

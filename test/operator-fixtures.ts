@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../store/sqlite-store.ts';
 import { waitFor } from './support/wait.ts';
+import { expect } from 'vitest';
 
 export interface TempStore {
   store: SqliteStore;
@@ -221,4 +222,34 @@ export async function startSimFleet(
     ...opts.operator,
   });
   return fleet;
+}
+
+export interface ReservedFleetOptions {
+  model?: MacModel;
+  layout?: VmLayout;
+  minis?: number;
+  creditCents?: number;
+  fleet?: Parameters<typeof startSimFleet>[1];
+}
+
+/**
+ * `minis` sim Macs of one model, reserved whole by account `acme` as reservation `r1`: active, warm
+ * pools filled. A fleet that fails to get there is cleaned up before the error is thrown.
+ */
+export async function startReservedFleet(opts: ReservedFleetOptions = {}): Promise<SimFleet> {
+  const { model = 'm4', layout = 'split', minis = 1, creditCents = 100_000_000, fleet = {} } = opts;
+  const f = await startSimFleet(
+    Array.from({ length: minis }, (_, i) => ({ name: `mini-${i + 1}`, model })),
+    fleet,
+  );
+  try {
+    await f.account('acme', creditCents);
+    await f.reserve('acme', 'r1', { macModel: model, vmLayout: layout, miniCount: minis });
+    expect((await f.reservationSettled('acme', 'r1')).status?.phase).toBe('active');
+    await f.poolsReady();
+    return f;
+  } catch (err) {
+    await f.cleanup();
+    throw err;
+  }
 }

@@ -11,7 +11,7 @@ import {
   type VM,
   type VmLayout,
 } from '../crds/index.ts';
-import { startSimFleet, waitFor, type SimFleet } from './operator-fixtures.ts';
+import { startReservedFleet, waitFor, type SimFleet } from './operator-fixtures.ts';
 
 let f: SimFleet;
 afterEach(async () => f?.cleanup());
@@ -21,11 +21,7 @@ const reservation = (name: string) =>
   f.store.get<Reservation>({ kind: 'Reservation', namespace: 'acme', name });
 
 async function reserved(model: MacModel = 'm4', layout: VmLayout = 'split', minis = 1) {
-  f = await startSimFleet(Array.from({ length: minis }, (_, i) => ({ name: `mini-${i + 1}`, model })));
-  await f.account('acme', 10_000_000);
-  await f.reserve('acme', 'r1', { macModel: model, vmLayout: layout, miniCount: minis });
-  expect((await f.reservationSettled('acme', 'r1')).status?.phase).toBe('active');
-  await f.poolsReady();
+  f = await startReservedFleet({ model, layout, minis, creditCents: 10_000_000 });
 }
 
 /** What runs on a sim Mac now, checked against the Mac (behavior rule 6). */

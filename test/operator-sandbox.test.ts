@@ -16,7 +16,12 @@ import { Client, Controller, silentLogger, systemClock, type Informer } from '..
 import { isStoreError } from '../store/store.ts';
 import { openSqliteStore } from '../store/sqlite-store.ts';
 import { FakeClock } from '../operator/runtime/clock.ts';
-import { startSimFleet, waitFor, type SimFleet } from './operator-fixtures.ts';
+import {
+  startReservedFleet,
+  waitFor,
+  type ReservedFleetOptions,
+  type SimFleet,
+} from './operator-fixtures.ts';
 
 let f: SimFleet;
 afterEach(async () => f?.cleanup());
@@ -25,16 +30,9 @@ async function reserved(
   model: MacModel = 'm4',
   layout: VmLayout = 'split',
   minis = 1,
-  fleet: Parameters<typeof startSimFleet>[1] = {},
+  fleet: ReservedFleetOptions['fleet'] = {},
 ) {
-  f = await startSimFleet(
-    Array.from({ length: minis }, (_, i) => ({ name: `mini-${i + 1}`, model })),
-    fleet,
-  );
-  await f.account('acme', 100_000_000);
-  await f.reserve('acme', 'r1', { macModel: model, vmLayout: layout, miniCount: minis });
-  expect((await f.reservationSettled('acme', 'r1')).status?.phase).toBe('active');
-  await f.poolsReady();
+  f = await startReservedFleet({ model, layout, minis, fleet });
 }
 
 async function create(spec: Partial<Sandbox['spec']> = {}) {

@@ -13,7 +13,7 @@ import {
   type VmLayout,
 } from '../crds/index.ts';
 import type { SimDriverOptions } from '../hosts/sim/index.ts';
-import { startSimFleet, waitFor, type SimFleet } from './operator-fixtures.ts';
+import { startReservedFleet, startSimFleet, waitFor, type SimFleet } from './operator-fixtures.ts';
 
 let f: SimFleet;
 afterEach(async () => f?.cleanup());
@@ -24,14 +24,7 @@ async function reserved(
   minis = 1,
   sim?: SimDriverOptions,
 ) {
-  f = await startSimFleet(
-    Array.from({ length: minis }, (_, i) => ({ name: `mini-${i + 1}`, model })),
-    sim ? { sim } : {},
-  );
-  await f.account('acme', 100_000_000);
-  await f.reserve('acme', 'r1', { macModel: model, vmLayout: layout, miniCount: minis });
-  expect((await f.reservationSettled('acme', 'r1')).status?.phase).toBe('active');
-  await f.poolsReady();
+  f = await startReservedFleet({ model, layout, minis, fleet: sim ? { sim } : {} });
 }
 
 async function create(spec: Partial<Sandbox['spec']> = {}, reservation = 'r1') {
