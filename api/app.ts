@@ -22,6 +22,7 @@ import { sweepExpiredRecords } from './idempotency.ts';
 import { ApiMetrics } from './metrics.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
 import { actRoutes } from './routes/act.ts';
+import { accountKeyRoutes } from './routes/account-keys.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { connectivityRoutes } from './routes/connectivity.ts';
 import { displayRoutes } from './routes/display.ts';
@@ -267,11 +268,12 @@ export interface AdminRoutesOptions {
 }
 
 /**
- * The spec's admin views (/admin/minis, /admin/slots, /admin/sessions) and /metrics, as a plugin
+ * The spec's admin views (/admin/minis, /admin/slots, /admin/sessions), account keys and /metrics, as a plugin
  * the admin app registers with `{ store }` (the admin key is checked by the admin app).
  */
 export function buildAdminRoutes(opts: AdminRoutesOptions = {}): FastifyPluginAsync<{ store: Store }> {
   return async (app, { store }) => {
     await app.register(adminRoutes, { store, ...(opts.metrics && { metrics: opts.metrics }) });
+    await app.register(accountKeyRoutes, { store });
   };
 }

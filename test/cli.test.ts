@@ -98,6 +98,35 @@ describe('sandbay CLI', () => {
     }
   });
 
+  it('accounts keys: create issues a working key, list shows prefixes only, revoke makes it answer 401', async () => {
+    const created = await sandbay(['accounts', 'keys', 'create', 'acme']);
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const key = created.stdout.match(/sbk_[0-9A-Za-z]{32}/)?.[0];
+    expect(key).toBeDefined();
+    const me = () =>
+      fetch(`${server.url}/v1/sandboxes`, { headers: { authorization: `Bearer ${key}` } }).then(
+        (r) => r.status,
+      );
+    expect(await me()).toBe(200);
+
+    const listed = await sandbay(['accounts', 'keys', 'list', 'acme']);
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    const rows = listed.stdout.trim().split('\n');
+    expect(rows[0]).toMatch(/^NAME +PREFIX +STATE +CREATED +EXPIRES$/);
+    expect(rows).toHaveLength(3); // the key from `accounts create` and this one
+    expect(listed.stdout).toContain(key!.slice(0, 12));
+    expect(listed.stdout).not.toContain(key);
+
+    const revoked = await sandbay(['accounts', 'keys', 'revoke', 'acme', key!.slice(0, 12)]);
+    expect(revoked).toMatchObject({ code: 0, stderr: '' });
+    expect(revoked.stdout).toMatch(/^apikey\/k-[0-9a-f]{40} \(sbk_[0-9A-Za-z]{8}\) revoked\n$/);
+    expect(await me()).toBe(401);
+    expect((await sandbay(['accounts', 'keys', 'list', 'acme'])).stdout).toMatch(/revoked/);
+
+    const unknown = await sandbay(['accounts', 'keys', 'list', 'nobody']);
+    expect(unknown).toMatchObject({ code: 1, stderr: 'error: no account "nobody" (account_not_found)\n' });
+  });
+
   it('apply then get -o yaml shows what was applied; apply again is unchanged, a change configured', async () => {
     const file = join(dir, 'minis.yaml');
     await writeFile(file, MINI);
