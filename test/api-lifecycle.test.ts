@@ -385,6 +385,37 @@ describe('system', () => {
     expect((await s.call(undefined, 'GET', '/docs')).statusCode).toBeLessThan(400);
   });
 
+  it("keeps a caller's X-Request-Id and echoes it; an unsafe one is replaced by a fresh UUID", async () => {
+    const given = await s.call(undefined, 'GET', '/health', undefined, {
+      'x-request-id': 'trace-4bf92f35.01:a',
+    });
+    expect(given.headers['x-request-id']).toBe('trace-4bf92f35.01:a');
+    for (const bad of ['has space', 'x'.repeat(129), 'semi;colon']) {
+      const r = await s.call(undefined, 'GET', '/health', undefined, { 'x-request-id': bad });
+      expect(r.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    const none = await s.call(undefined, 'GET', '/health');
+    expect(none.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('names every operation with a unique camelCase operationId and tags it (SDK generators use both)', async () => {
+    const doc = (await s.call(undefined, 'GET', '/openapi.json')).json();
+    const ops = Object.entries(
+      doc.paths as Record<string, Record<string, { operationId?: string; tags?: string[] }>>,
+    ).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({ at: `${method} ${path}`, op })),
+    );
+    expect(ops.length).toBeGreaterThan(50);
+    for (const { at, op } of ops) {
+      expect(op.operationId, at).toMatch(/^[a-z][A-Za-z]+$/);
+      expect(op.tags?.length, at).toBeGreaterThan(0);
+    }
+    const ids = ops.map(({ op }) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(doc.paths['/v1/sandboxes'].post.operationId).toBe('createSandbox');
+    expect(doc.paths['/v1/sandboxes/{sandboxID}/screenshot'].get.operationId).toBe('takeScreenshot');
+  });
+
   it('serves the admin views and the metrics through the admin plugin', async () => {
     const { key } = await accountWithReservation('admin-view-co');
     const sb = (await s.call(key, 'POST', '/v1/sandboxes', {})).json().sandbox_id;

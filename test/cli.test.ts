@@ -10,6 +10,7 @@ import { sha256Hex } from '../api/keys.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import type { Account, ApiKey } from '../crds/index.ts';
 import { runProcess, type ProcessRun } from './support/process.ts';
+import { waitFor } from './support/wait.ts';
 
 const BIN = join(import.meta.dirname, '..', 'cli', 'bin.ts');
 let dir: string;
@@ -179,6 +180,37 @@ describe('sandbay CLI', () => {
     }
     const code = await new Promise((resolve) => child.on('close', resolve));
     expect(code).toBe(0);
+  });
+
+  it("serves the operator's controller, work-queue and fleet metrics on the admin /metrics", async () => {
+    const key = (await readFile(join(dir, 'data', 'admin.key'), 'utf8')).trim();
+    const scrape = () =>
+      fetch(`${server.adminUrl}/metrics`, { headers: { authorization: `Bearer ${key}` } }).then((r) =>
+        r.text(),
+      );
+    await sandbay(['apply', '-f', '-'], { stdin: MINI.split('---')[1]!.replace('mini-2', 'metered') });
+    const text = await waitFor(async () => {
+      const t = await scrape();
+      // A Mac's reconcile polls its host again later: counted as `requeue_after`.
+      return (
+        /controller_runtime_reconcile_total\{controller="mini",result="requeue_after"\} [1-9]/.test(t) && t
+      );
+    }, 'a reconcile of the mini controller counted');
+    for (const series of [
+      /controller_runtime_reconcile_errors_total\{controller="sandbox"\} \d+/,
+      /controller_runtime_reconcile_time_seconds_bucket\{le="0.005",controller="pool"\} \d+/,
+      /workqueue_depth\{name="reservation"\} \d+/,
+      /workqueue_adds_total\{name="mini"\} [1-9]/,
+      /workqueue_queue_duration_seconds_count\{name="mini"\} [1-9]/,
+      /workqueue_work_duration_seconds_count\{name="mini"\} [1-9]/,
+      /workqueue_retries_total\{name="snapshot"\} \d+/,
+      /sandbay_minis\{phase="available"\} \d+/,
+      /sandbay_vms\{phase="warm"\} \d+/,
+      /sandbay_warm_vms\{model="m5-pro"\} \d+/,
+      /sandbay_http_requests_total/,
+    ]) {
+      expect(text).toMatch(series);
+    }
   });
 
   it('describe and delete', async () => {

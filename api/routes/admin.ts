@@ -72,6 +72,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRouteOptions> = async (
     '/admin/minis',
     {
       schema: {
+        operationId: 'listMinis',
         tags,
         summary: 'Mac minis with their VM slots',
         response: { 200: Type.Array(MiniItemSchema) },
@@ -97,7 +98,14 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRouteOptions> = async (
 
   app.get(
     '/admin/slots',
-    { schema: { tags, summary: 'Every VM slot', response: { 200: Type.Array(SlotInfoSchema) } } },
+    {
+      schema: {
+        operationId: 'listSlots',
+        tags,
+        summary: 'Every VM slot',
+        response: { 200: Type.Array(SlotInfoSchema) },
+      },
+    },
     async () => {
       const { vms, byName, sandboxByKey } = await fleet(store);
       return vms.map((vm) => slotInfo(vm, byName, sandboxByKey));
@@ -108,6 +116,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRouteOptions> = async (
     '/admin/sessions',
     {
       schema: {
+        operationId: 'listSessions',
         tags,
         summary: 'Every live sandbox, all accounts',
         response: { 200: Type.Array(SessionSchema) },
@@ -124,7 +133,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRouteOptions> = async (
   if (metrics) {
     app.get(
       '/metrics',
-      { schema: { tags, summary: 'Prometheus metrics of the customer API' } },
+      { schema: { operationId: 'getMetrics', tags, summary: 'Prometheus metrics of the customer API' } },
       async (_request, reply) =>
         reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
     );
