@@ -71,8 +71,11 @@ beforeAll(async () => {
   crashDir = mkdtempSync(join(tmpdir(), 'sbreset-crash-'));
   liveDir = mkdtempSync(join(tmpdir(), 'sbreset-live-'));
   decoyDir = mkdtempSync(join(tmpdir(), 'sbreset-decoy-'));
-  for (const d of DECOY_USERS)
+  for (const d of DECOY_USERS) {
+    // Left by a run that was killed before its afterAll: made afresh.
+    if (findUser(d.user)) await run('userdel', [d.user]);
     await run('useradd', ['-M', '-d', d.home, '-s', '/usr/sbin/nologin', '-c', d.comment, d.user]);
+  }
   mkdirSync(join(decoyDir, 'mnt'));
   await run('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'sandbay-other', join(decoyDir, 'mnt')]);
   crashed = await crashingDriver(crashDir);
