@@ -11,10 +11,14 @@ import { SlotRegistry } from './claims.ts';
 import { createLinuxDriver, type LinuxDriver } from './index.ts';
 import { isMounted } from './overlay.ts';
 import { run } from './runner.ts';
+import { resetMachine } from './machine-reset.ts';
 import { findUser, liveUserPids } from './vm-user.ts';
 
 const CLI = new URL('../../cli/bin.ts', import.meta.url).pathname;
 const HOST = { name: 'reset', address: '127.0.0.1', model: 'm4' as const };
+// Users of their own: a concurrent driver (another suite) may take a slot the reset freed and make
+// its sbvmN user again, but never an sbrstN.
+const PREFIX = 'sbrst';
 
 interface Crashed {
   user: string;
@@ -23,6 +27,7 @@ interface Crashed {
   home: string;
   disk: string;
   cgroupDirs: string[];
+  pids: number[];
 }
 
 let crashDir: string;
@@ -32,20 +37,21 @@ let crashed: Crashed;
 let live: LinuxDriver;
 // Users and a mount that look like the driver's but are not: another comment, another home, another source.
 const DECOY_USERS = [
-  { user: 'sbvm249', home: '/home/sbvm249', comment: 'someone else' },
-  { user: 'sbvm248', home: '/var/empty-sbvm248', comment: '' },
+  { user: `${PREFIX}249`, home: `/home/${PREFIX}249`, comment: 'someone else' },
+  { user: `${PREFIX}248`, home: `/var/empty-${PREFIX}248`, comment: '' },
 ];
 
 /** A driver in a child process boots one VM, reports it, and is SIGKILLed (a crashed server). */
 function crashingDriver(dir: string): Promise<Crashed> {
   const script = `
     import { createLinuxDriver } from ${JSON.stringify(new URL('./index.ts', import.meta.url).pathname)};
-    const host = createLinuxDriver({ dataDir: ${JSON.stringify(dir)} }).host(${JSON.stringify(HOST)});
+    const host = createLinuxDriver({ dataDir: ${JSON.stringify(dir)}, userPrefix: '${PREFIX}' })
+      .host(${JSON.stringify(HOST)});
     await host.createVm({ name: 'x', image: 'base-macos-26', cpu: 1, memoryGiB: 2 });
     await host.startVm('x');
     const { record, paths, cgroup } = host.describe('x');
     console.log(JSON.stringify({ user: record.user, uid: record.uid, slot: record.slot, home: record.home,
-      disk: paths.disk, cgroupDirs: cgroup.dirs() }));
+      disk: paths.disk, cgroupDirs: cgroup.dirs(), pids: Object.values(host.describe('x').procs) }));
     setInterval(() => {}, 1000);
   `;
   return new Promise((resolve, reject) => {
@@ -79,14 +85,21 @@ beforeAll(async () => {
   mkdirSync(join(decoyDir, 'mnt'));
   await run('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'sandbay-other', join(decoyDir, 'mnt')]);
   crashed = await crashingDriver(crashDir);
-  live = createLinuxDriver({ dataDir: liveDir, discardOnClose: true, maxVms: 1 });
+  live = createLinuxDriver({ dataDir: liveDir, discardOnClose: true, maxVms: 1, userPrefix: PREFIX });
   const host = live.host({ ...HOST, name: 'reset-live' });
   await host.createVm({ name: 'l', image: 'base-macos-26', cpu: 1, memoryGiB: 2 });
   await host.startVm('l');
 });
 
+/** A process of the crashed VM still running (not a zombie; its pid with the VM user's uid: no pid reuse). */
+function ofCrashedVm(pid: number): boolean {
+  return liveUserPids(crashed.uid).includes(pid);
+}
+
 afterAll(async () => {
   await live?.close();
+  // The live VM's user (VM users are kept for reuse) and anything a failed test left.
+  await resetMachine({ userPrefix: PREFIX });
   for (const d of DECOY_USERS) if (findUser(d.user)) await run('userdel', [d.user]);
   if (isMounted(join(decoyDir, 'mnt'))) await run('umount', [join(decoyDir, 'mnt')]);
   for (const d of [crashDir, liveDir, decoyDir]) if (d) rmSync(d, { recursive: true, force: true });
@@ -95,22 +108,23 @@ afterAll(async () => {
 describe('sandbay host reset', () => {
   it("removes a crashed driver's VM and nothing that is not the driver's or that a live driver holds", async () => {
     const slots = new SlotRegistry('/run/sandbay-linux');
-    expect(liveUserPids(crashed.uid).length).toBeGreaterThan(0);
+    expect(crashed.pids.filter(ofCrashedVm).length).toBeGreaterThan(0);
     expect(isMounted(crashed.home) && isMounted(crashed.disk)).toBe(true);
     const liveVm = live.host({ ...HOST, name: 'reset-live' }).describe('l');
 
-    const res = await runProcess(process.execPath, [CLI, 'host', 'reset']);
+    const res = await runProcess(process.execPath, [CLI, 'host', 'reset', '--user-prefix', PREFIX]);
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     expect(res.stdout).toContain(`slot ${crashed.slot}: user ${crashed.user} removed`);
 
     // The crashed VM: no user, process, mount, mount point, cgroup or claim left.
     expect(findUser(crashed.user)).toBeUndefined();
-    expect(liveUserPids(crashed.uid)).toEqual([]);
+    expect(crashed.pids.filter(ofCrashedVm)).toEqual([]);
     expect(isMounted(crashed.home) || isMounted(crashed.disk)).toBe(false);
     expect(existsSync(crashed.home)).toBe(false);
     for (const d of crashed.cgroupDirs) expect(existsSync(d)).toBe(false);
-    expect(slots.read(crashed.slot)).toBeUndefined();
+    // (Another suite's driver may have claimed the freed slot since.)
+    expect(slots.read(crashed.slot)?.dataDir).not.toBe(crashDir);
 
     // The live driver's VM runs on, its claim and user in place.
     expect(res.stdout).toMatch(
@@ -125,6 +139,6 @@ describe('sandbay host reset', () => {
     // Look-alikes stay.
     for (const d of DECOY_USERS) expect(findUser(d.user)).toBeDefined();
     expect(isMounted(join(decoyDir, 'mnt'))).toBe(true);
-    expect(readFileSync('/etc/passwd', 'utf8')).toContain('sbvm249:');
+    expect(readFileSync('/etc/passwd', 'utf8')).toContain(`${PREFIX}249:`);
   });
 });

@@ -92,6 +92,7 @@ export function driverMounts(mountinfo = '/proc/self/mountinfo'): string[] {
 export async function resetMachine(opts: ResetOptions = {}): Promise<ResetReport> {
   const globalDir = opts.globalDir ?? '/run/sandbay-linux';
   const prefix = opts.userPrefix ?? 'sbvm';
+  if (!/^[a-z_][a-z0-9_-]{0,20}$/.test(prefix)) throw new Error(`bad user prefix ${prefix}`);
   const homeRoot = opts.homeRoot ?? '/home';
   const log = opts.log ?? (() => undefined);
   const report: ResetReport = { users: [], mounts: [], cgroups: [], claims: [], skipped: [] };

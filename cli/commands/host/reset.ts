@@ -15,12 +15,20 @@ export default class HostReset extends Command {
       description: 'also remove the VMs of running sandbay processes (they lose them)',
       default: false,
     }),
+    'user-prefix': Flags.string({
+      description: 'VM users are <prefix>N (the driver option userPrefix)',
+      default: 'sbvm',
+    }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(HostReset);
     const { resetMachine } = await import('../../../hosts/linux/machine-reset.ts');
-    const r = await resetMachine({ force: flags.force, log: (line) => this.log(line) });
+    const r = await resetMachine({
+      force: flags.force,
+      userPrefix: flags['user-prefix'],
+      log: (line) => this.log(line),
+    });
     this.log(
       `removed ${r.users.length} VM users, ${r.mounts.length} mounts, ${r.cgroups.length} cgroups, ` +
         `${r.claims.length} claims` +
