@@ -47,7 +47,7 @@ export function selfSignedCertificate(dnsNames: string[], ips: string[], now = n
   const notAfter = new Date(now.getTime() + VALIDITY_DAYS * 86_400_000);
   const tbs = seq(
     explicit(0, integer(Buffer.from([2]))),
-    integer(randomSerial()),
+    integer(serialNumber()),
     seq(oid(ECDSA_WITH_SHA256)),
     name,
     seq(time(new Date(now.getTime() - 60_000)), time(notAfter)),
@@ -93,9 +93,14 @@ function ipBytes(ip: string): Buffer {
   return Buffer.from(ip.split('.').map(Number));
 }
 
-function randomSerial(): Buffer {
-  const serial = randomBytes(16);
-  serial[0] = (serial[0] ?? 0) & 0x7f; // positive
+/**
+ * A positive serial number whose DER INTEGER is minimal: first byte 0x40–0x7f. Only clearing the top
+ * bit left a leading 0x00 byte in 1 of 128 serials, which DER forbids when the next byte is below
+ * 0x80 ("illegal padding": the server failed to start in 1 of 256 first starts).
+ */
+export function serialNumber(random: Buffer = randomBytes(16)): Buffer {
+  const serial = Buffer.from(random);
+  serial[0] = ((serial[0] ?? 0) & 0x3f) | 0x40;
   return serial;
 }
 
