@@ -42,7 +42,12 @@ const XFWM4 = `<?xml version="1.0" encoding="UTF-8"?>
 </channel>
 `;
 
-/** The session starts no ssh-agent or gpg-agent and saves nothing at exit: every boot is the image. */
+/**
+ * The session: its programs all start at once (XFCE's default starts them one priority group after
+ * the other, each waiting for the last to register: about a second more to a ready desktop), without
+ * Thunar's daemon (Thunar starts when asked, over D-Bus); no ssh-agent or gpg-agent; nothing saved at
+ * exit: every boot is the image.
+ */
 const SESSION = `<?xml version="1.0" encoding="UTF-8"?>
 <channel name="xfce4-session" version="1.0">
   <property name="general" type="empty">
@@ -54,6 +59,32 @@ const SESSION = `<?xml version="1.0" encoding="UTF-8"?>
     </property>
     <property name="gpg-agent" type="empty">
       <property name="enabled" type="bool" value="false"/>
+    </property>
+  </property>
+  <property name="sessions" type="empty">
+    <property name="Failsafe" type="empty">
+      <property name="IsFailsafe" type="bool" value="true"/>
+      <property name="Count" type="int" value="4"/>
+      <property name="Client0_Command" type="array">
+        <value type="string" value="xfwm4"/>
+      </property>
+      <property name="Client0_Priority" type="int" value="15"/>
+      <property name="Client0_PerScreen" type="bool" value="false"/>
+      <property name="Client1_Command" type="array">
+        <value type="string" value="xfsettingsd"/>
+      </property>
+      <property name="Client1_Priority" type="int" value="15"/>
+      <property name="Client1_PerScreen" type="bool" value="false"/>
+      <property name="Client2_Command" type="array">
+        <value type="string" value="xfce4-panel"/>
+      </property>
+      <property name="Client2_Priority" type="int" value="15"/>
+      <property name="Client2_PerScreen" type="bool" value="false"/>
+      <property name="Client3_Command" type="array">
+        <value type="string" value="xfdesktop"/>
+      </property>
+      <property name="Client3_Priority" type="int" value="15"/>
+      <property name="Client3_PerScreen" type="bool" value="false"/>
     </property>
   </property>
 </channel>
