@@ -5,7 +5,6 @@ import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { pino } from 'pino';
 import type { DriverKind } from '../crds/index.ts';
 import type { Store } from '../store/store.ts';
 import { openSqliteStore } from '../store/sqlite-store.ts';
@@ -19,9 +18,11 @@ import {
 import { buildAdminRoutes, buildCustomerApp } from './app.ts';
 import { ApiMetrics } from './metrics.ts';
 import { loadViewerSecret } from './viewer-token.ts';
+import { frontPage } from '../web/front/plugin.ts';
 import { viewerPage } from '../web/viewer/plugin.ts';
 import { buildAdminApp } from './admin-app.ts';
 import { bootstrapAdminKey } from './admin-auth.ts';
+import { createLogger } from './logger.ts';
 import { listenHttpAndHttps } from './admin-listener.ts';
 import { ensureAdminTls, TLS_CERT_FILE, TLS_KEY_FILE } from './admin-tls.ts';
 
@@ -72,7 +73,7 @@ export function blobDir(dataDir: string): string {
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const dataDir = resolve(opts.dataDir);
-  const logger: FastifyBaseLogger = opts.logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info' });
+  const logger: FastifyBaseLogger = opts.logger ?? createLogger();
   const host = opts.host ?? '127.0.0.1';
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const store = await openSqliteStore({ file: join(dataDir, DATABASE_FILE) });
@@ -122,6 +123,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     });
     // The browser live view (noVNC) that a viewer link opens: /view/<sandbox id>?token=….
     await customerApp.register(viewerPage);
+    // What a person who opens the server's address in a browser sees: what this is, where to go.
+    await customerApp.register(frontPage);
     closers.push(() => customerApp.close());
     const url = await listen(customerApp, opts.port ?? 8080, host);
     const running = {
@@ -134,8 +137,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       close,
     };
     logger.info(
-      { url, adminUrl: running.adminUrl, adminCaFile, hostDriver: opts.hostDriver },
-      'sandbay is serving',
+      { url, adminUrl: running.adminUrl, adminKeyFile, adminCaFile, hostDriver: opts.hostDriver },
+      `sandbay is serving: API ${url} (docs ${url}/docs), admin API ${running.adminUrl} and ` +
+        `${running.adminHttpsUrl} (admin key in ${adminKeyFile})`,
     );
     return running;
   } catch (err) {
