@@ -19,7 +19,7 @@ import { buildAdminRoutes, buildCustomerApp } from './app.ts';
 import { ApiMetrics } from './metrics.ts';
 import { loadViewerSecret } from './viewer-token.ts';
 import { frontPage } from '../web/front/plugin.ts';
-import { viewerPage } from '../web/viewer/plugin.ts';
+import { viewerPage } from './routes/viewer.ts';
 import { buildAdminApp } from './admin-app.ts';
 import { bootstrapAdminKey } from './admin-auth.ts';
 import { createLogger } from './logger.ts';
