@@ -18,7 +18,7 @@ import {
 import { buildAdminRoutes, buildCustomerApp } from './app.ts';
 import { ApiMetrics } from './metrics.ts';
 import { loadViewerSecret } from './viewer-token.ts';
-import { frontPage } from '../web/front/plugin.ts';
+import { frontPage } from './routes/front.ts';
 import { viewerPage } from './routes/viewer.ts';
 import { buildAdminApp } from './admin-app.ts';
 import { bootstrapAdminKey } from './admin-auth.ts';
