@@ -1,10 +1,13 @@
 // The CLI's commands, by id (oclif's explicit strategy: `sandbay accounts create` is `accounts:create`).
 import AccountsCreate from './commands/accounts/create.ts';
 import Apply from './commands/apply.ts';
+import Cordon from './commands/cordon.ts';
 import Delete from './commands/delete.ts';
 import Describe from './commands/describe.ts';
+import Drain from './commands/drain.ts';
 import Get from './commands/get.ts';
 import Server from './commands/server.ts';
+import Uncordon from './commands/uncordon.ts';
 
 export const COMMANDS = {
   server: Server,
@@ -12,5 +15,8 @@ export const COMMANDS = {
   get: Get,
   describe: Describe,
   delete: Delete,
+  cordon: Cordon,
+  uncordon: Uncordon,
+  drain: Drain,
   'accounts:create': AccountsCreate,
 };
