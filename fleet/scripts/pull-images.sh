@@ -1,8 +1,8 @@
 #!/bin/sh
 # Pulls the base images sandbay's models clone their VMs from. Idempotent: an image already in Tart's
 # OCI cache (listed by `tart list`) is not pulled again.
-# Inputs: MAC_NAME, IMAGES (space-separated OCI references, no spaces inside one).
-set -eu
+# Inputs: MAC_NAME, IMAGES (space-separated OCI references, no spaces inside one; -f: no globbing).
+set -euf
 fail() { printf 'sandbay-fleet: Mac "%s": %s\n' "$MAC_NAME" "$1" >&2; exit 1; }
 
 present=$(tart list --format json) || fail '`tart list` failed'
