@@ -1,5 +1,8 @@
 // The CLI's commands, by id (oclif's explicit strategy: `sandbay accounts create` is `accounts:create`).
 import AccountsCreate from './commands/accounts/create.ts';
+import AccountsKeysCreate from './commands/accounts/keys/create.ts';
+import AccountsKeysList from './commands/accounts/keys/list.ts';
+import AccountsKeysRevoke from './commands/accounts/keys/revoke.ts';
 import Apply from './commands/apply.ts';
 import Cordon from './commands/cordon.ts';
 import Delete from './commands/delete.ts';
@@ -19,4 +22,7 @@ export const COMMANDS = {
   uncordon: Uncordon,
   drain: Drain,
   'accounts:create': AccountsCreate,
+  'accounts:keys:create': AccountsKeysCreate,
+  'accounts:keys:list': AccountsKeysList,
+  'accounts:keys:revoke': AccountsKeysRevoke,
 };
