@@ -4,6 +4,7 @@ import Apply from './commands/apply.ts';
 import Delete from './commands/delete.ts';
 import Describe from './commands/describe.ts';
 import Get from './commands/get.ts';
+import Mcp from './commands/mcp.ts';
 import Server from './commands/server.ts';
 
 export const COMMANDS = {
@@ -13,4 +14,5 @@ export const COMMANDS = {
   describe: Describe,
   delete: Delete,
   'accounts:create': AccountsCreate,
+  mcp: Mcp,
 };
