@@ -10,6 +10,7 @@ import type { ProcessTracker, TrackedProcess } from './runner.ts';
 import { sshdConfig, startSshd } from './sshd.ts';
 import type { VmPaths, VmRecord } from './vm-record.ts';
 import { killUserProcesses, removeShm, removeUserTempFiles } from './vm-user.ts';
+import { ensureSharedSocketDir, SHARED_SOCKET_DIRS } from './shared-socket-dirs.ts';
 
 export type DesktopProcess = 'xvfb' | 'bus' | 'wm' | 'vnc' | 'sshd';
 
@@ -39,6 +40,8 @@ export async function bootDesktop(
     marks[k] = performance.now() - t0;
     return v;
   };
+  // Made at driver start; checked again in case something swept /tmp since (one lstat).
+  for (const dir of SHARED_SOCKET_DIRS) ensureSharedSocketDir(dir);
   freshRuntimeDir(p.runtimeDir, r.uid, r.gid);
   mkdirSync(p.data, { recursive: true, mode: 0o700 });
   mkdirSync(p.logs, { recursive: true, mode: 0o700 });
