@@ -10,6 +10,7 @@ import Describe from './commands/describe.ts';
 import Drain from './commands/drain.ts';
 import Get from './commands/get.ts';
 import HostReset from './commands/host/reset.ts';
+import Mcp from './commands/mcp.ts';
 import Server from './commands/server.ts';
 import Uncordon from './commands/uncordon.ts';
 
@@ -27,4 +28,5 @@ export const COMMANDS = {
   'accounts:keys:list': AccountsKeysList,
   'accounts:keys:revoke': AccountsKeysRevoke,
   'host:reset': HostReset,
+  mcp: Mcp,
 };
