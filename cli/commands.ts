@@ -3,6 +3,7 @@ import AccountsCreate from './commands/accounts/create.ts';
 import AccountsKeysCreate from './commands/accounts/keys/create.ts';
 import AccountsKeysList from './commands/accounts/keys/list.ts';
 import AccountsKeysRevoke from './commands/accounts/keys/revoke.ts';
+import Api from './commands/api.ts';
 import Apply from './commands/apply.ts';
 import Cordon from './commands/cordon.ts';
 import Delete from './commands/delete.ts';
@@ -11,11 +12,14 @@ import Drain from './commands/drain.ts';
 import Get from './commands/get.ts';
 import HostReset from './commands/host/reset.ts';
 import Mcp from './commands/mcp.ts';
+import Operator from './commands/operator.ts';
 import Server from './commands/server.ts';
 import Uncordon from './commands/uncordon.ts';
 
 export const COMMANDS = {
   server: Server,
+  api: Api,
+  operator: Operator,
   apply: Apply,
   get: Get,
   describe: Describe,
