@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', 'data/**'],
+    exclude: ['node_modules/**', 'data/**', 'dist/**'],
     // Real desktops, real sshd and real SQLite files: give slow machines room, never sleep in tests.
     testTimeout: 60_000,
     hookTimeout: 120_000,
