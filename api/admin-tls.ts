@@ -61,7 +61,8 @@ export async function selfSignedCertificate(
   ];
   const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
   const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
-  const serial = serialNumber();
+  const serial = randomBytes(16);
+  serial[0] = (serial[0] ?? 0) & 0x7f; // positive
   const cert = await x509.X509CertificateGenerator.createSelfSigned(
     {
       serialNumber: serial.toString('hex'),
@@ -117,16 +118,4 @@ function dnsName(name: string): string {
 function pemBlock(label: string, der: Buffer): string {
   const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
   return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
-}
-
-/**
- * A positive serial number whose DER INTEGER is minimal: first byte 0x40–0x7f. Only clearing the top
- * bit left a leading 0x00 byte in 1 of 128 serials, which DER forbids when the next byte is below
- * 0x80 ("asn1 encoding routines::illegal padding": the server failed to start on 1 of 256 fresh
- * data dirs).
- */
-export function serialNumber(random: Buffer = randomBytes(16)): Buffer {
-  const serial = Buffer.from(random);
-  serial[0] = ((serial[0] ?? 0) & 0x3f) | 0x40;
-  return serial;
 }
