@@ -4,10 +4,12 @@
 // namespace whose /tmp is an empty tmpfs (`unshare -m`), so the machine's real /tmp, where other
 // VMs' sockets live, is not touched; the namespace and its mounts end with the child.
 import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const INDEX = new URL('./index.ts', import.meta.url).pathname;
 const X_PROBE = new URL('./x-probe.ts', import.meta.url).pathname;
+const REPO = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 
 const SCRIPT = `
   import { existsSync, lstatSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -54,9 +56,17 @@ function inFreshTmp(): Promise<Record<string, unknown>> {
         '--',
         'sh',
         '-c',
-        'mount -t tmpfs -o mode=1777 sandbay-fresh-tmp /tmp && exec "$0" --input-type=module -e "$1"',
+        // A clone under /tmp (scripts/soak-tests.sh) stays visible: moved onto the new /tmp.
+        [
+          'set -e',
+          'case "$2" in /tmp/*) mount --bind "$2" /srv ;; esac',
+          'mount -t tmpfs -o mode=1777 sandbay-fresh-tmp /tmp',
+          'case "$2" in /tmp/*) mkdir -p "$2" && mount --move /srv "$2" ;; esac',
+          'exec "$0" --input-type=module -e "$1"',
+        ].join('\n'),
         process.execPath,
         SCRIPT,
+        REPO,
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
