@@ -2,7 +2,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', '.data/', 'web/vendor/', 'coverage/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'data/',
+      '.data/',
+      'web/vendor/',
+      'coverage/',
+      'sdk/typescript/dist/',
+      'sdk/python/build/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -88,14 +88,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       logger.info({ driver: opts.hostDriver }, msg),
     );
     closers.push(() => closeDrivers(drivers));
+    // One registry for the admin /metrics: the API's and the operator's (controllers, fleet).
+    const metrics = new ApiMetrics();
     const operator = await startOperator({
       store,
       drivers,
       blobDir: blobDir(dataDir),
       logger,
+      metricsRegistry: metrics.registry,
     });
     closers.push(() => operator.stop());
-    const metrics = new ApiMetrics();
     const adminCaFile = join(dataDir, TLS_CERT_FILE);
     const tls = await ensureAdminTls(adminCaFile, join(dataDir, TLS_KEY_FILE), host);
     const adminApp = await buildAdminApp({

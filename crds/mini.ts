@@ -9,6 +9,8 @@ import {
   type KindDefinition,
 } from './meta.ts';
 
+export const MINI_PHASES = ['pending', 'available', 'reserved', 'down'] as const;
+
 /** One VM size a Mac keeps warm, as the spec's model/layout table gives it. */
 export const WarmSlot = Type.Object({
   cpu: Type.Integer({ minimum: 1 }),
@@ -45,7 +47,7 @@ export type MiniSpec = Static<typeof MiniSpec>;
 export const MiniStatus = Type.Object({
   ...StatusBase,
   /** reconciler: `available` (no reservation), `reserved`, `down` (host unreachable). */
-  phase: Type.Optional(Type.Enum(['pending', 'available', 'reserved', 'down'])),
+  phase: Type.Optional(Type.Enum([...MINI_PHASES])),
   /** reconciler: what the host reports. */
   capacity: Type.Optional(
     Type.Object({ cores: Type.Integer(), memoryGiB: Type.Integer(), diskGiB: Type.Integer() }),

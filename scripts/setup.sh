@@ -9,7 +9,7 @@ say() { printf 'setup: %s\n' "$*" >&2; }
 # npm dependencies: reinstall only when package-lock.json changed since the last install.
 lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ ! -f node_modules/.sandbay-lock ] || [ "$(cat node_modules/.sandbay-lock)" != "$lock_sum" ]; then
-  say "installing npm dependencies (sqlite3 compiles from source: about 2 minutes)"
+  say "installing npm dependencies"
   npm ci --no-fund --no-audit --loglevel=error
   echo "$lock_sum" > node_modules/.sandbay-lock
 fi

@@ -92,6 +92,10 @@ export function fromStoreError(err: StoreError, def: KindDefinition, name?: stri
       return failure(410, err.message, { details });
     case 'BadRequest':
       return failure(400, err.message, { details });
+    case 'Unauthorized':
+    case 'Forbidden':
+    case 'Unavailable':
+      return failure(err.status, err.message, { details });
   }
 }
 

@@ -1,6 +1,6 @@
 // The linux host on real desktops: every claim is checked by its effect on the machine (a display
 // that answers, sockets bound where they should be, an SSH login, cgroup files, /proc, the home).
-import { existsSync, mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,6 +134,13 @@ function rfbSecurityTypes(ip: string, port: number): Promise<number[]> {
   });
 }
 
+const xSocket = (display: string) => `/tmp/.X11-unix/X${display.replace(/^:/, '')}`;
+
+function socketDirOwnerAndMode(): { uid: number; mode: number } {
+  const st = lstatSync('/tmp/.X11-unix');
+  return { uid: st.uid, mode: st.mode & 0o7777 };
+}
+
 describe('linux host', () => {
   it('boots a desktop whose display answers only with its cookie, managed by a window manager', async () => {
     const { record, paths } = host.describe('a');
@@ -143,6 +150,8 @@ describe('linux host', () => {
     x.close();
     expect(owner).not.toBe(0);
     await expect(XProbe.connect(record.display!, Buffer.alloc(16))).rejects.toThrow(/refused/);
+    // The X socket dir is the driver's (root, world-writable and sticky), not the first VM user's.
+    expect(socketDirOwnerAndMode()).toEqual({ uid: 0, mode: 0o1777 });
   });
 
   it('serves VNC with a password on the VM address only', async () => {
@@ -235,7 +244,18 @@ describe('linux host', () => {
     expect(members).toEqual(expect.arrayContaining([...pids, ...sleeper]));
     expect(readFileSync('/proc/sysvipc/shm', 'utf8')).toMatch(new RegExp(`^\\s*\\d+\\s+${shmId}\\s`, 'm'));
 
+    const a = host.describe('a');
+    const aSocket = xSocket(a.record.display!);
+    const bSocket = xSocket(record.display!);
+    expect(existsSync(aSocket) && existsSync(bSocket)).toBe(true);
+
     await host.deleteVm('b');
+    // b's power-off sweep took b's X socket only: the dir and a's socket (and display) stay.
+    expect(socketDirOwnerAndMode()).toEqual({ uid: 0, mode: 0o1777 });
+    expect(existsSync(bSocket)).toBe(false);
+    expect(existsSync(aSocket)).toBe(true);
+    const x = await XProbe.connect(a.record.display!, readFileSync(a.paths.xauthority).subarray(-16));
+    x.close();
     expect(liveUserPids(record.uid)).toEqual([]);
     expect(members.filter(alive)).toEqual([]);
     expect(isMounted(record.home)).toBe(false);

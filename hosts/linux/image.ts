@@ -43,8 +43,9 @@ const XFWM4 = `<?xml version="1.0" encoding="UTF-8"?>
 `;
 
 /**
- * The session: its programs all start at once (XFCE's default starts them one priority group after
- * the other, each waiting for the last to register: about a second more to a ready desktop), without
+ * The session: xfsettingsd first (it resets the keyboard map and the theme as it starts: input sent
+ * meanwhile was lost), then the window manager, the panel and the desktop at once (XFCE's default
+ * starts them one priority group after the other, each waiting for the last to register), without
  * Thunar's daemon (Thunar starts when asked, over D-Bus); no ssh-agent or gpg-agent; nothing saved at
  * exit: every boot is the image.
  */
@@ -73,7 +74,7 @@ const SESSION = `<?xml version="1.0" encoding="UTF-8"?>
       <property name="Client1_Command" type="array">
         <value type="string" value="xfsettingsd"/>
       </property>
-      <property name="Client1_Priority" type="int" value="15"/>
+      <property name="Client1_Priority" type="int" value="10"/>
       <property name="Client1_PerScreen" type="bool" value="false"/>
       <property name="Client2_Command" type="array">
         <value type="string" value="xfce4-panel"/>

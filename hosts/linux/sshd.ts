@@ -111,7 +111,8 @@ export function sshdConfig(s: SshdSettings): string {
     'X11Forwarding no',
     'PrintMotd no',
     'PrintLastLog no',
-    'MaxSessions 64',
+    // Exec channels stay open while the background processes they started hold them (ssh-client-exec.ts).
+    'MaxSessions 1024',
     'MaxStartups 64:30:128',
     'LogLevel ERROR',
     'Subsystem sftp internal-sftp',

@@ -5,6 +5,7 @@
 import { lstatSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { DriverError } from '../driver.ts';
 import { delay, run, signalPid } from './runner.ts';
+import { isSharedSocketDirName } from './shared-socket-dirs.ts';
 
 export interface VmUser {
   user: string;
@@ -116,7 +117,9 @@ const SHARED_TMP_DIRS = ['/tmp', '/var/tmp', '/dev/shm'];
 
 /**
  * Removes every file of `uid` from the machine's shared temp dirs (and world-writable dirs in them,
- * such as /tmp/.X11-unix), so that nothing a VM wrote there is left for the next VM of its user.
+ * such as /tmp/.X11-unix), so that nothing a VM wrote there is left for the next VM of its user. A
+ * shared socket dir (`/tmp/.X11-unix`, `/tmp/.ICE-unix`) is never removed, even when `uid` made it:
+ * other VMs' sockets live in it; only `uid`'s files in it go (see shared-socket-dirs.ts).
  */
 export function removeUserTempFiles(uid: number, dirs = SHARED_TMP_DIRS): number {
   if (uid === 0) throw new DriverError('invalid_argument', 'refusing to remove files of root');
@@ -132,7 +135,9 @@ export function removeUserTempFiles(uid: number, dirs = SHARED_TMP_DIRS): number
       const p = `${dir}/${name}`;
       try {
         const st = lstatSync(p);
-        if (st.uid === uid) {
+        if (depth === 0 && st.isDirectory() && isSharedSocketDirName(name)) {
+          sweep(p, depth + 1);
+        } else if (st.uid === uid) {
           rmSync(p, { recursive: true, force: true });
           removed++;
         } else if (st.isDirectory() && (st.mode & 0o002) !== 0 && depth < 3) {
