@@ -2,7 +2,7 @@
 // appears only once a dashboard is served.
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { frontPage } from './plugin.ts';
+import { frontPage } from './front.ts';
 
 async function front(withDashboard: boolean) {
   const app = Fastify({ logger: false });
