@@ -10,5 +10,7 @@ export default defineConfig({
     pool: 'forks',
     // Two cores: the linux-driver suites start real Xvfb/x11vnc/sshd; running many files at once starves them.
     maxWorkers: 2,
+    // Leaves the machine as the run found it (VM users, mounts, cgroups no live process holds).
+    globalSetup: ['test/support/machine-teardown.ts'],
   },
 });
