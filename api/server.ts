@@ -119,6 +119,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       viewerSecret: await loadViewerSecret(dataDir),
       metrics,
       blobs: createBlobStore(blobDir(dataDir)),
+      informers: operator.informers,
     });
     // The browser live view (noVNC) that a viewer link opens: /view/<sandbox id>?token=….
     await customerApp.register(viewerPage);
