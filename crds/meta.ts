@@ -93,6 +93,19 @@ export interface KindDefinition<S extends TSchema = TSchema> {
   printerColumns: PrinterColumn[];
   /** Kinds holding secrets or internal bookkeeping are not shown by `get -o wide` columns beyond these. */
   description: string;
+  /** Kubernetes' own kinds the store also keeps (Lease) name their group/version; default sandbay's. */
+  apiVersion?: string;
+}
+
+/** The `group/version` a kind is served at. */
+export function apiVersionOf(def: KindDefinition): string {
+  return def.apiVersion ?? API_VERSION;
+}
+
+/** The API group and version of a kind, apart. */
+export function groupVersionOf(def: KindDefinition): { group: string; version: string } {
+  const [group = GROUP, version = VERSION] = apiVersionOf(def).split('/');
+  return { group, version };
 }
 
 /** Builds the object schema of a kind from its spec and status schemas. */

@@ -4,7 +4,7 @@
 // store's history ends the stream with an ERROR event holding a 410 Expired Status, which tells
 // clients to list again.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AnyResource } from '../../crds/index.ts';
+import { apiVersionOf, type AnyResource, type KindDefinition } from '../../crds/index.ts';
 import type { ListOptions, Store, Watch, WatchEvent } from '../../store/store.ts';
 import type { FieldFilter } from './field-selector.ts';
 import { renderObject, type RenderOptions } from './render.ts';
@@ -14,6 +14,8 @@ import type { Target } from './target.ts';
 /** What the resource routes and their watches share (here, so that neither imports the other). */
 export interface KubeContext {
   store: Store;
+  /** The group/version of the routes at hand. */
+  apiVersion?: string;
   now: () => Date;
   watches: WatchRegistry;
 }
@@ -86,7 +88,7 @@ export async function serveWatch(
       const listed = await ctx.store.list(def.kind, selection);
       for (const object of listed.items) sendEvent({ type: 'ADDED', object });
       from = listed.resourceVersion;
-      if (query.sendInitialEvents === 'true') sendInitialEventsEnd(send, def.kind, from);
+      if (query.sendInitialEvents === 'true') sendInitialEventsEnd(send, def, from);
     }
     if (ended) return;
     storeWatch = ctx.store.watch<AnyResource>(def.kind, { ...selection, resourceVersion: from }, sendEvent);
@@ -100,10 +102,14 @@ export async function serveWatch(
 }
 
 /** The BOOKMARK that marks the end of the initial events of a `sendInitialEvents` watch. */
-function sendInitialEventsEnd(send: (type: string, object: unknown) => void, kind: string, rv: string) {
+function sendInitialEventsEnd(
+  send: (type: string, object: unknown) => void,
+  def: KindDefinition,
+  rv: string,
+) {
   send('BOOKMARK', {
-    kind,
-    apiVersion: 'sandbay.io/v1alpha1',
+    kind: def.kind,
+    apiVersion: apiVersionOf(def),
     metadata: { resourceVersion: rv, annotations: { [INITIAL_EVENTS_END]: 'true' } },
   });
 }

@@ -30,7 +30,7 @@ import { XProbe } from './x-probe.ts';
 export const DESKTOP_PROGRAMS: Record<DesktopProcess, string> = {
   xvfb: 'Xvfb',
   bus: 'dbus-daemon',
-  wm: 'openbox',
+  session: 'xfce4-session',
   vnc: 'x11vnc',
   sshd: 'sshd',
 };
