@@ -23,7 +23,7 @@ export interface FleetOutput {
 
 /** Reads and checks the stack's configuration (throws FleetConfigError naming every problem). */
 export function readFleetConfig(config = new pulumi.Config()): FleetConfig {
-  const hasSecret = (key: string) => config.get(key) !== undefined;
+  const hasSecret = (key: string) => config.getSecret(key) !== undefined;
   return parseFleetConfig(config.getObject('fleet') ?? {}, hasSecret);
 }
 
