@@ -9,6 +9,8 @@ import { SCRIPTS } from './scripts.ts';
 interface Recorded {
   type: string;
   name: string;
+  /** The id the program asks to import; empty for a resource to create. */
+  id: string | undefined;
   inputs: Record<string, unknown>;
 }
 
@@ -33,6 +35,7 @@ async function useStack(fleet: unknown, secrets: Record<string, string> = {}): P
         recorded.push({
           type: args.type,
           name: args.name,
+          id: args.id,
           inputs: unwrapSecrets(args.inputs) as Record<string, unknown>,
         });
         const state: Record<string, unknown> = { ...args.inputs };
@@ -224,6 +227,28 @@ describe('fleet program: resource graph', () => {
       host: '192.0.2.7',
       user: 'm1',
     });
+  });
+});
+
+describe('fleet program: adopting a Mini sandbay already has', () => {
+  it('adopt: true imports the Mini by its name instead of creating it', async () => {
+    const ssh = { source: 'ssh', user: 'admin', model: 'm4', privateKeySecret: 'studioKey' };
+    await useStack(
+      {
+        ...BASE,
+        macs: [
+          { ...ssh, name: 'old', address: '10.0.0.5', adopt: true },
+          { ...ssh, name: 'new', address: '10.0.0.6' },
+        ],
+      },
+      secretsFor,
+    );
+    await run();
+    const minis = byType('pulumi-nodejs:dynamic/fleet:Mini');
+    expect(minis.map((m) => [m.name, m.id])).toEqual([
+      ['old', 'old'],
+      ['new', ''],
+    ]);
   });
 });
 

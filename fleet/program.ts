@@ -46,7 +46,7 @@ export function fleetProgram(fleet: FleetConfig, config = new pulumi.Config()): 
         ...(mac.lease && { lease: pulumi.output(mac.lease) }),
         force: fleet.force ?? false,
       },
-      { dependsOn: prepared.slice(-1) },
+      { dependsOn: prepared.slice(-1), ...(mac.adopt && { import: mac.name }) },
     );
     const profile = MAC_PROFILES[mac.model];
     return {

@@ -78,6 +78,7 @@ export function awsMac(
   return {
     name: mac.name,
     model: mac.model,
+    adopt: mac.adopt ?? false,
     source: 'aws',
     address: instance.publicIp,
     user: 'ec2-user',

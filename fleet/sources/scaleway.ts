@@ -37,6 +37,7 @@ export function scalewayMac(
   return {
     name: mac.name,
     model: mac.model,
+    adopt: mac.adopt ?? false,
     source: 'scaleway',
     address: server.ip,
     user: server.username,
