@@ -65,6 +65,8 @@ export const FleetSettings = Type.Object(
   {
     /** The admin listener of the sandbay the Macs register with. */
     adminUrl: Type.String({ pattern: '^https?://' }),
+    /** PEM certificate to trust for an https adminUrl (sandbay's self-signed admin-tls.crt). */
+    adminCa: Type.Optional(Type.String({ pattern: '-----BEGIN CERTIFICATE-----' })),
     /** CIDR of the control plane: the only source the cloud Macs' SSH admits. */
     controlPlaneCidr: Type.String({ pattern: '^[0-9.]+/[0-9]{1,2}$' }),
     /** The control plane's public SSH key (`ssh-ed25519 AAAA…`), installed on every Mac. */

@@ -42,6 +42,7 @@ export function fleetProgram(fleet: FleetConfig, config = new pulumi.Config()): 
         schedulable: true,
         adminUrl: fleet.adminUrl,
         adminKey,
+        ...(fleet.adminCa && { adminCa: fleet.adminCa }),
         drainTimeoutSeconds: DRAIN_TIMEOUT_SECONDS,
         ...(mac.lease && { lease: pulumi.output(mac.lease) }),
         force: fleet.force ?? false,
