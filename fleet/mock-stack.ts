@@ -6,6 +6,8 @@ import { fleetProgram, readFleetConfig } from './program.ts';
 export interface Recorded {
   type: string;
   name: string;
+  /** Names of the resources it depends on (the engine orders its steps by these). */
+  dependsOn: string[];
   /** The id the program asks to import; empty for a resource to create. */
   id: string | undefined;
   inputs: Record<string, unknown>;
@@ -37,6 +39,7 @@ export async function useStack(fleet: unknown, secrets: Record<string, string> =
           type: args.type,
           name: args.name,
           id: args.id,
+          dependsOn: [],
           inputs: unwrapSecrets(args.inputs) as Record<string, unknown>,
         });
         const state: Record<string, unknown> = { ...args.inputs };
@@ -57,6 +60,7 @@ export async function useStack(fleet: unknown, secrets: Record<string, string> =
     'dev',
     false,
   );
+  recordDependencies();
   pulumi.runtime.setAllConfig(
     {
       'sandbay-fleet:fleet': JSON.stringify(fleet),
@@ -64,6 +68,27 @@ export async function useStack(fleet: unknown, secrets: Record<string, string> =
     },
     Object.keys(secrets).map((k) => `sandbay-fleet:${k}`),
   );
+}
+
+interface RegisterRequest {
+  getName(): string;
+  getDependenciesList(): string[];
+}
+
+/**
+ * The mocks hand newResource no dependencies; the mock monitor's requests carry them. Wrapping its
+ * registerResource (a test-only look at Pulumi's mock monitor) records each resource's dependencies.
+ */
+function recordDependencies(): void {
+  const monitor = pulumi.runtime.getMonitor() as unknown as {
+    registerResource(req: RegisterRequest, callback: unknown): Promise<void>;
+  };
+  const register = monitor.registerResource.bind(monitor);
+  monitor.registerResource = async (req, callback) => {
+    await register(req, callback);
+    const entry = stack.recorded.findLast((r) => r.name === req.getName());
+    if (entry) entry.dependsOn = req.getDependenciesList().map((urn) => urn.split('::').at(-1) ?? urn);
+  };
 }
 
 const SECRET_SIG = '4dabf18193072939515e22adb298388d';

@@ -105,6 +105,14 @@ describe('fleet program: resource graph', () => {
     const ami = stack.calls.find((c) => c.token === 'aws:ec2/getAmi:getAmi')!;
     expect(ami.inputs).toMatchObject({ owners: ['amazon'], mostRecent: true });
     expect(JSON.stringify(ami.inputs['filters'])).toContain('amzn-ec2-macos-26');
+    // The guard is diffed before the host (a young host is refused before it is replaced); the Mini
+    // comes after the last preparation step, the preparation after the instance.
+    expect(host!.dependsOn).toEqual(['aws-1-lease']);
+    expect(instance!.dependsOn).toEqual(
+      expect.arrayContaining(['aws-1', 'sandbay-fleet', 'sandbay-fleet-ssh']),
+    );
+    expect(byType('command:remote:Command')[0]!.dependsOn).toContain('aws-1');
+    expect(byType('pulumi-nodejs:dynamic/fleet:Mini')[0]!.dependsOn).toContain('aws-1-pull-images');
     const guard = byType('pulumi-nodejs:dynamic/fleet:LeaseGuard')[0]!;
     expect(guard.inputs).toMatchObject({
       mac: 'aws-1',
@@ -128,6 +136,7 @@ describe('fleet program: resource graph', () => {
     });
     const [server] = byType('scaleway:applesilicon/server:Server');
     expect(server!.inputs).toMatchObject({ type: 'M4-XL', zone: 'fr-par-1', name: 'scw-1' });
+    expect(server!.dependsOn.sort()).toEqual(['sandbay-fleet', 'scw-1-lease']);
     expect(byType('scaleway:iam/sshKey:SshKey')[0]!.inputs['publicKey']).toBe(KEY);
     expect(byType('pulumi-nodejs:dynamic/fleet:LeaseGuard')[0]!.inputs).toMatchObject({
       kind: 'scaleway-server',
