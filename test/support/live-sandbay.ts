@@ -20,15 +20,19 @@ export interface LiveSandbay {
   account: string;
   /** The account key (plaintext). */
   accountKey: string;
-  /** The active reservation's id and key. */
-  reservation: { id: string; key: string };
+  /** The active reservation's id and key (undefined with `reserve: false`). */
+  reservation: { id: string; key: string } | undefined;
   store: SqliteStore;
   blobs: BlobStore;
   app: FastifyInstance;
   close(): Promise<void>;
 }
 
-export async function startLiveSandbay(account = 'sdk'): Promise<LiveSandbay> {
+/**
+ * With `reserve: false` the account has credit but no reservation yet (a test that reserves
+ * through a client); the local Mac is for sale either way.
+ */
+export async function startLiveSandbay(account = 'sdk', o: { reserve?: boolean } = {}): Promise<LiveSandbay> {
   const dir = await mkdtemp(path.join(tmpdir(), `sandbay-${account}-`));
   const store = await openSqliteStore({ file: path.join(dir, 'store.db'), synchronous: 'NORMAL' });
   const driver: LinuxDriver = createLinuxDriver({ dataDir: path.join(dir, 'linux'), discardOnClose: true });
@@ -78,23 +82,29 @@ export async function startLiveSandbay(account = 'sdk'): Promise<LiveSandbay> {
       'the local Mac',
       60_000,
     );
+    if (o.reserve === false)
+      return { url, account, accountKey, reservation: undefined, store, blobs, app, close };
     const r = await call('POST', '/v1/reservations', { hours: 24 });
     if (r.status !== 201 || r.body.status !== 'active') throw new Error(`reservation: ${JSON.stringify(r)}`);
-    // The pool's warm VMs: a create should find one.
-    await waitFor(
-      async () => {
-        const p = (await call('GET', '/v1/platforms')).body.reservation as {
-          minis: { warm_vms: unknown[] }[];
-        } | null;
-        return p !== null && p.minis.some((m) => m.warm_vms.length > 0);
-      },
-      'a warm VM',
-      90_000,
-    );
+    await waitForWarmVm(url, accountKey);
     const reservation = { id: r.body.id as string, key: r.body.key as string };
     return { url, account, accountKey, reservation, store, blobs, app, close };
   } catch (err) {
     await close();
     throw err;
   }
+}
+
+/** Waits until the caller's reservation has a warm VM, so that a create takes one at once. */
+export async function waitForWarmVm(url: string, key: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const res = await fetch(`${url}/v1/platforms`, { headers: { authorization: `Bearer ${key}` } });
+      const p = ((await res.json()) as { reservation: { minis: { warm_vms: unknown[] }[] } | null })
+        .reservation;
+      return p !== null && p.minis.some((m) => m.warm_vms.length > 0);
+    },
+    'a warm VM',
+    120_000,
+  );
 }

@@ -150,6 +150,14 @@ export class Client {
     return new Sandbox(this.#t, info.sandbox_id, info.ephemeral);
   }
 
+  /**
+   * A handle on a sandbox by id, without a request (for callers that hold only the id; the first
+   * call on it answers 404 if it is not the caller's). Its dispose never deletes the sandbox.
+   */
+  sandbox(id: string): Sandbox {
+    return new Sandbox(this.#t, id, false);
+  }
+
   /** The caller's sandboxes, oldest first. */
   list(o: { reservationId?: string } = {}): Promise<SandboxInfo[]> {
     return this.#t.json('GET', '/v1/sandboxes', { query: { reservation_id: o.reservationId } });

@@ -152,8 +152,8 @@ export async function unpackInto(stream: ReadableStream<Uint8Array>, dir: string
   await f.mkdir(dir, { recursive: true });
   const written: string[] = [];
   await readTar(stream, async (entry, data) => {
-    const name = entry.name.replace(/^\.\//, '');
-    if (name === '' || name === '.') return;
+    const name = entry.name;
+    if (name === '') return;
     if (!safeMemberName(name)) throw new Error(`tar member outside the target directory: ${entry.name}`);
     if (entry.type === 'directory') await f.mkdir(`${dir}/${name}`, { recursive: true });
     else if (entry.type === 'file') {

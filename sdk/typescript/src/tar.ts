@@ -177,7 +177,12 @@ export async function readTar(
       }
       const prefix = field(block, 345, 155);
       const short = field(block, 0, 100);
-      const name = (longName ?? (prefix ? `${prefix}/${short}` : short)).replace(/\/+$/, '');
+      // GNU tar names members `./a.txt` when archiving `.`: the same member as `a.txt`, and `.` is the root.
+      const raw = longName ?? (prefix ? `${prefix}/${short}` : short);
+      const name = raw
+        .replace(/^(\.\/)+/, '')
+        .replace(/\/+$/, '')
+        .replace(/^\.$/, '');
       longName = undefined;
       const type =
         typeflag === '0' || typeflag === '\0' || typeflag === '7'
