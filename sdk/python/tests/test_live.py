@@ -93,9 +93,12 @@ class LiveSandbay(unittest.TestCase):
             via.start_keepalive(interval=0.05)
             wait_for(lambda: proxy.forwarded.count(beat) >= 3, "three heartbeats")
             via.stop_keepalive()
+            name = f"sandbay-keepalive-{self.sb.id}"
+            wait_for(lambda: not any(t.name == name for t in threading.enumerate()), "the heartbeat thread to end")
+            # Its thread is gone: no heartbeat can come any more.
             stopped = proxy.forwarded.count(beat)
-            time.sleep(0.2)  # four intervals: no heartbeat may come (a timer checked, not a sync)
-            self.assertLessEqual(proxy.forwarded.count(beat), stopped + 1)
+            self.sb.display.get_info()
+            self.assertEqual(proxy.forwarded.count(beat), stopped)
         finally:
             proxy.close()
         self.sb.start_keepalive()  # the default interval for the rest of the run
@@ -243,8 +246,15 @@ class LiveSandbay(unittest.TestCase):
             self.assertEqual(len(proxy.forwarded), 2)  # neither POST reached the server
         finally:
             proxy.close()
-        with self.assertRaises(SandbayTimeoutError):
-            Client(timeout=0.000001).get(self.sb.id)
+        # A listener that accepts and never answers: the call can only end by its timeout.
+        silent = socket.create_server(("127.0.0.1", 0))
+        try:
+            mute = Client(base_url=f"http://127.0.0.1:{silent.getsockname()[1]}", timeout=0.2)
+            with self.assertRaises(SandbayTimeoutError) as timed_out:
+                mute.get(self.sb.id)
+            self.assertEqual(timed_out.exception.code, "timeout")
+        finally:
+            silent.close()
 
     def test_14_async_client(self) -> None:
         async def run() -> None:

@@ -3,6 +3,7 @@
 // retry, timeout, idempotency and dispose policies seen from outside through a real proxy.
 import { execFile } from 'node:child_process';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -261,10 +262,24 @@ describe('policies', () => {
   });
 
   it('a call past its timeout is a SandbayTimeoutError', async () => {
-    const impatient = new Client({ apiKey: live.accountKey, baseUrl: live.url, timeoutMs: 1 });
-    const err = await impatient.get(sb.id).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(SandbayTimeoutError);
-    expect(err).toMatchObject({ code: 'timeout', timeoutMs: 1 });
+    // A listener that accepts and never answers: the call can only end by its timeout.
+    const held: net.Socket[] = [];
+    const silent = net.createServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as net.AddressInfo).port;
+      const mute = new Client({
+        apiKey: live.accountKey,
+        baseUrl: `http://127.0.0.1:${port}`,
+        timeoutMs: 200,
+      });
+      const err = await mute.get(sb.id).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SandbayTimeoutError);
+      expect(err).toMatchObject({ code: 'timeout', timeoutMs: 200 });
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('the built package runs on Node 20 (the machine’s /usr/bin/node) with fetch alone', async () => {
