@@ -13,7 +13,7 @@ import threading
 import time
 import unittest
 from pathlib import Path
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from sandbay import AsyncClient, Client, SandbayConnectionError, SandbayError, SandbayTimeoutError, Sandbox
 
@@ -31,9 +31,10 @@ def wait_for(probe: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
         time.sleep(0.01)
 
 
-def png_size(data: bytes) -> tuple:
+def png_size(data: bytes) -> Tuple[int, int]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n", data[:8]
-    return struct.unpack(">II", data[16:24])
+    width, height = struct.unpack(">II", data[16:24])
+    return (width, height)
 
 
 def wait_for_warm_vm(client: Client) -> None:
@@ -49,7 +50,7 @@ class LiveSandbay(unittest.TestCase):
     client: Client
     sb: Sandbox
     local: Path
-    reservation: dict
+    reservation: Dict[str, Any]
 
     @classmethod
     def setUpClass(cls) -> None:
@@ -128,7 +129,7 @@ class LiveSandbay(unittest.TestCase):
         sb = self.sb
         sb.exec("(setsid xterm -T pytyper -e sh -c 'read line; echo \"$line\" > ~/pytyped.txt' >/dev/null 2>&1 &)")
 
-        def typer() -> Optional[dict]:
+        def typer() -> Optional[Dict[str, Any]]:
             return next((w for w in sb.display.get_windows()["windows"] if w["name"] == "pytyper"), None)
 
         win = wait_for(typer, "the xterm window")
