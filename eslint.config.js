@@ -9,6 +9,7 @@ export default tseslint.config(
       '.data/',
       'web/vendor/',
       'coverage/',
+      'dist/',
       'sdk/typescript/dist/',
       'sdk/python/build/',
     ],

@@ -5,6 +5,7 @@
 //
 //   node bench/store.ts            (about a minute)
 //   node bench/store.ts --quick    (a smoke run)
+//   node bench/store.ts --only=get (the cases named so, and their raw bases)
 //
 // Every throughput figure is the median of TRIALS runs; latencies are over all operations; the
 // loop delay (sampled while the operations run, not during a case's setup) is the median of the
@@ -21,6 +22,8 @@ import { openSqliteStore, type SqliteStore } from '../store/sqlite-store.ts';
 type Sync = 'FULL' | 'NORMAL';
 
 const QUICK = process.argv.includes('--quick');
+/** `--only=get`: the cases whose name contains "get", and the raw cases they compare with. */
+const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const TRIALS = QUICK ? 1 : 5;
 const WRITES = QUICK ? 500 : 3000;
 const READS = QUICK ? 1000 : 10_000;
@@ -82,8 +85,9 @@ async function drive(n: number, writers: number, op: (i: number) => Promise<unkn
 async function loopDelayMonitor(): Promise<{ p99: () => Promise<number> }> {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
-  await sleep(3); // its sampling timer has run: the next stall is measured from here
-  histogram.reset();
+  await sleep(3);
+  histogram.reset(); // drops the warm-up's samples; the sampling timer's next turn restarts it,
+  await sleep(2); // and the turn after that records (a reset clears the last sample's time)
   return {
     p99: async () => {
       // A run that never yielded has its one long delay recorded when the sampling timer runs.
@@ -241,7 +245,10 @@ function cases(): Case[] {
 }
 
 async function main(): Promise<void> {
-  const list = cases();
+  const all = cases();
+  const list = ONLY
+    ? all.filter((c) => c.what.includes(ONLY) || all.some((o) => o.what.includes(ONLY) && o.base === c))
+    : all;
   // Trials interleave the cases, so that load from other processes hits raw and store alike.
   for (let t = 0; t < TRIALS; t++) for (const c of list) c.samples.push(await c.run());
 

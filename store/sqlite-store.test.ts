@@ -184,6 +184,12 @@ describe('sqlite store', () => {
     expect(Number(fresh.metadata.resourceVersion)).toBe(3);
   });
 
+  it('rejects an open it cannot do (a missing directory) with the SQLite error', async () => {
+    await expect(openSqliteStore({ file: join(tempFile(), 'missing', 'store.sqlite') })).rejects.toThrow(
+      /unable to open database file/,
+    );
+  });
+
   it('ends watches on close and refuses calls afterwards', async () => {
     const store = await openSqliteStore({ file: tempFile() });
     const w = store.watch('Task', {}, () => {});

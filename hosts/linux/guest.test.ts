@@ -1,4 +1,4 @@
-// The guest half on a real desktop: a VM of the linux driver (its own user, Xvfb + openbox, session
+// The guest half on a real desktop: a VM of the linux driver (its own user, Xvfb + XFCE, session
 // bus, sshd), every behaviour checked by its effect: files read back over exec, text saved by a GTK
 // editor, window focus and geometry from X11, pixels from screenshots, MP4s from ffprobe.
 import { execFile } from 'node:child_process';
@@ -301,7 +301,14 @@ describe('desktop', () => {
 
   it('focuses the window a click hits', async () => {
     const a = await openEditor('Focus A', 'a.txt');
-    const b = await openEditor('Focus B', 'b.txt');
+    const opened = await openEditor('Focus B', 'b.txt');
+    // xfwm4 may place the second window right over the first; put it beside it, so each has a part
+    // the other does not cover.
+    await guest.exec(`wmctrl -i -r ${opened.id} -e 0,${a.x + a.width + 40},${a.y},-1,-1`);
+    const b = await until('Focus B beside Focus A', async () => {
+      const w = await windowNamed('Focus B');
+      return w && w.x >= a.x + a.width ? w : undefined;
+    });
     for (const target of [a, b, a]) {
       const other = target === a ? b : a;
       // A point of the target that the other window does not cover.

@@ -18,13 +18,17 @@ export interface VmUser {
 export function findUser(
   user: string,
   passwdFile = '/etc/passwd',
-): (VmUser & { password?: string }) | undefined {
+): (VmUser & { comment: string }) | undefined {
   for (const line of readFileSync(passwdFile, 'utf8').split('\n')) {
     const f = line.split(':');
-    if (f[0] === user && f.length >= 7) return { user, uid: Number(f[2]), gid: Number(f[3]), home: f[5]! };
+    if (f[0] === user && f.length >= 7)
+      return { user, uid: Number(f[2]), gid: Number(f[3]), home: f[5]!, comment: f[4]! };
   }
   return undefined;
 }
+
+/** The comment (GECOS) field of every VM user: what tells the machine reset the driver made it. */
+export const VM_USER_COMMENT = 'sandbay linux VM';
 
 /**
  * Makes sure `user` exists with `home` as its home (not created: the VM mounts it) and a password
@@ -37,12 +41,22 @@ export async function ensureVmUser(user: string, home: string): Promise<VmUser> 
   if (found) {
     if (found.home !== home) await withPasswdLock(() => run('usermod', ['-d', home, user]));
     if (shadowField(user) !== '*') await withPasswdLock(() => run('usermod', ['-p', '*', user]));
-    return { ...found, home };
+    if (found.comment !== VM_USER_COMMENT)
+      await withPasswdLock(() => run('usermod', ['-c', VM_USER_COMMENT, user]));
+    return { user, uid: found.uid, gid: found.gid, home };
   }
-  await withPasswdLock(() => run('useradd', ['-M', '-d', home, '-s', '/bin/bash', '-p', '*', '-U', user]));
+  await withPasswdLock(() =>
+    run('useradd', ['-M', '-d', home, '-s', '/bin/bash', '-p', '*', '-U', '-c', VM_USER_COMMENT, user]),
+  );
   const made = findUser(user);
   if (!made) throw new DriverError('command_failed', `useradd ${user}: user not found afterwards`, 'useradd');
   return made;
+}
+
+/** Removes a VM user and its group (its processes must be gone; its home is not touched). */
+export async function deleteVmUser(user: string): Promise<void> {
+  if (!findUser(user)) return;
+  await withPasswdLock(() => run('userdel', [user]));
 }
 
 function shadowField(user: string): string | undefined {

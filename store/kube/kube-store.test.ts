@@ -8,6 +8,11 @@ import { buildAdminApp } from '../../api/admin-app.ts';
 import { listenHttpAndHttps, type DualListener } from '../../api/admin-listener.ts';
 import { ensureAdminTls } from '../../api/admin-tls.ts';
 import { apiKeyResource, generateKey } from '../../api/keys.ts';
+import type { Lease } from '../../crds/index.ts';
+import { mini } from '../../api/kube/testing.ts';
+import { Informer } from '../../operator/runtime/informer.ts';
+import { LeaderElector } from '../../operator/runtime/leader.ts';
+import { waitFor } from '../../test/support/wait.ts';
 import { runStoreConformance } from '../conformance.ts';
 import { openSqliteStore, type SqliteStore } from '../sqlite-store.ts';
 import { loadKubeConfig } from './config.ts';
@@ -85,5 +90,64 @@ describe('kube store: configuration errors name the fix', () => {
 
   it('refuses a missing kubeconfig file', () => {
     expect(() => loadKubeConfig({ kubeconfig: join(dir, 'nope') })).toThrow(/cannot read the kubeconfig/);
+  });
+});
+
+describe('kube store: what the operator runs on it', () => {
+  it('runs an informer unchanged: lists, watches, and sees writes made behind its back', async () => {
+    const store = await connectKubeStore(loadKubeConfig({ kubeconfig }));
+    const informer = new Informer({ store, kind: 'Mini' });
+    try {
+      await embedded.create(mini('inf-a'));
+      await informer.start();
+      expect(informer.get('inf-a')).toBeDefined();
+      await embedded.create(mini('inf-b'));
+      await informer.waitUntil(() => informer.get('inf-b') !== undefined);
+      await embedded.delete({ kind: 'Mini', name: 'inf-a' });
+      await informer.waitUntil(() => informer.get('inf-a') === undefined);
+      // History compacted under it: the next watch from an old version expires and it lists again.
+      const relists = informer.relists;
+      await embedded.compact({ maxEvents: 1 });
+      informer.stop();
+      const again = new Informer({ store, kind: 'Mini' });
+      await again.start();
+      expect(again.get('inf-b')).toBeDefined();
+      expect(relists).toBe(1);
+      again.stop();
+    } finally {
+      informer.stop();
+      await store.close();
+    }
+  });
+
+  it('elects a leader over coordination.k8s.io/v1 Leases served by the embedded endpoint', async () => {
+    const store = await connectKubeStore(loadKubeConfig({ kubeconfig }));
+    let led = false;
+    const elector = new LeaderElector({
+      store,
+      namespace: 'sandbay-system',
+      name: 'kube-store-test',
+      identity: 'replica-1',
+      leaseDurationMs: 2000,
+      renewDeadlineMs: 1500,
+      retryPeriodMs: 200,
+      onStartedLeading: () => void (led = true),
+      onStoppedLeading: () => void (led = false),
+    });
+    try {
+      elector.start();
+      await waitFor(() => led, 'leading');
+      const lease = await embedded.get<Lease>({
+        kind: 'Lease',
+        namespace: 'sandbay-system',
+        name: 'kube-store-test',
+      });
+      expect(lease?.apiVersion).toBe('coordination.k8s.io/v1');
+      expect(lease?.spec?.holderIdentity).toBe('replica-1');
+    } finally {
+      await elector.stop();
+      await store.close();
+    }
+    expect(led).toBe(false);
   });
 });

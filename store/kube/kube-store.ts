@@ -9,7 +9,8 @@
 //   so it misses nothing written after the call, without a list per watch.
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import {
-  API_VERSION,
+  apiVersionOf,
+  groupVersionOf,
   GROUP,
   KINDS,
   VERSION,
@@ -78,8 +79,7 @@ export function openKubeStore(kc: KubeConfig, startVersion?: string): KubeStore 
     }
   };
   const where = (def: KindDefinition, namespace: string | undefined) => ({
-    group: GROUP,
-    version: VERSION,
+    ...groupVersionOf(def),
     plural: def.plural,
     ...(def.scope === 'Namespaced' && { namespace: requireNamespace(def, namespace) }),
   });
@@ -103,8 +103,7 @@ export function openKubeStore(kc: KubeConfig, startVersion?: string): KubeStore 
     if (opts.labelSelector) parseLabelSelector(opts.labelSelector);
     const namespace = def.scope === 'Namespaced' ? opts.namespace : undefined;
     const params = {
-      group: GROUP,
-      version: VERSION,
+      ...groupVersionOf(def),
       plural: def.plural,
       ...(opts.labelSelector && { labelSelector: opts.labelSelector }),
     };
@@ -312,7 +311,7 @@ export function openKubeStore(kc: KubeConfig, startVersion?: string): KubeStore 
       const attempt = { verb: 'watch', def, ...(namespace !== undefined && { namespace }) };
       const plan = {
         kc,
-        path: `/apis/${API_VERSION}${namespace !== undefined ? `/namespaces/${namespace}` : ''}/${def.plural}`,
+        path: `/apis/${apiVersionOf(def)}${namespace !== undefined ? `/namespaces/${namespace}` : ''}/${def.plural}`,
         ...(opts.labelSelector && { labelSelector: opts.labelSelector }),
         currentVersion,
         attempt,

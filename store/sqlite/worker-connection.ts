@@ -52,16 +52,19 @@ export async function workerConnection(file: string, durability: Durability): Pr
   worker.on('error', (err) => settleAll(err));
   worker.on('exit', (code) => settleAll(new Error(`the SQLite worker thread exited (code ${code})`)));
 
-  const call = (req: Omit<Request, 'id'>, id = nextId++): Promise<unknown> =>
+  const call = (req: Omit<Request, 'id'>): Promise<unknown> =>
     new Promise((resolve, reject) => {
       if (failure) return reject(failure);
+      const id = nextId++;
       waiting.set(id, { resolve, reject });
       worker.ref();
-      if (id !== 0) worker.postMessage({ ...req, id } satisfies Request);
+      worker.postMessage({ ...req, id } satisfies Request);
     });
 
+  // The worker opens the file as it starts and reports with id 0.
+  const opened = new Promise((resolve, reject) => waiting.set(0, { resolve, reject }));
   try {
-    await call({ method: 'exec', sql: '' }, 0); // the worker's open reports with id 0
+    await opened;
   } catch (err) {
     await worker.terminate();
     throw err;
