@@ -114,16 +114,23 @@ class LiveSandbay(unittest.TestCase):
 
     def test_05_mouse(self) -> None:
         m = self.sb.mouse
+
+        # After a click the window manager may hold the pointer a moment (click-to-focus grabs it
+        # synchronously): the X server moves it once released, so the position is awaited.
+        def pointer_at(x: int, y: int) -> None:
+            wait_for(lambda: m.get_position() == {"x": x, "y": y}, f"the pointer at {x},{y}")
+
         self.assertEqual(m.move(321, 123), {"ok": True})
-        self.assertEqual(m.get_position(), {"x": 321, "y": 123})
-        m.click(3, 790)
-        self.assertEqual(m.get_position(), {"x": 3, "y": 790})
-        m.double_click(5, 795)
-        self.assertEqual(m.get_position(), {"x": 5, "y": 795})
-        m.drag(10, 10, 50, 60)
-        self.assertEqual(m.get_position(), {"x": 50, "y": 60})
-        self.assertEqual(m.scroll(100, 100, direction="left", amount=2), {"ok": True})
-        self.assertEqual(m.get_position(), {"x": 100, "y": 100})
+        pointer_at(321, 123)
+        # On the wallpaper, away from the panel at the top (its Applications menu would take the focus).
+        m.click(600, 500)
+        pointer_at(600, 500)
+        m.double_click(610, 510)
+        pointer_at(610, 510)
+        m.drag(600, 300, 640, 350)
+        pointer_at(640, 350)
+        self.assertEqual(m.scroll(600, 300, direction="down", amount=2), {"ok": True})
+        pointer_at(600, 300)
 
     def test_06_keyboard_display_accessibility(self) -> None:
         sb = self.sb
@@ -157,7 +164,7 @@ class LiveSandbay(unittest.TestCase):
         self.assertIsInstance(png, bytes)
         self.assertEqual(png_size(png), (1280, 800))  # type: ignore[arg-type]
         self.assertEqual(sb.mouse.get_position(), {"x": 77, "y": 88})
-        self.assertEqual(sb.act({"type": "click", "x": 1, "y": 1}, screenshot_after=False), {"ok": True, "action": "click"})
+        self.assertEqual(sb.act({"type": "click", "x": 600, "y": 500}, screenshot_after=False), {"ok": True, "action": "click"})
         with self.assertRaises(SandbayError) as bad:
             sb.act({"type": "nope"})
         self.assertEqual((bad.exception.status, bad.exception.code), (400, "invalid_request"))

@@ -117,17 +117,24 @@ describe('a sandbox', () => {
   });
 
   it('mouse: move, click, double click, drag, scroll, position', async () => {
+    // After a click the window manager may hold the pointer a moment (click-to-focus grabs it
+    // synchronously): the X server moves it once released, so the position is awaited.
+    const pointerAt = (x: number, y: number) =>
+      waitFor(async () => {
+        const p = await sb.mouse.getPosition();
+        return p.x === x && p.y === y;
+      }, `the pointer at ${x},${y}`);
     expect(await sb.mouse.move(321, 123)).toEqual({ ok: true });
-    expect(await sb.mouse.getPosition()).toEqual({ x: 321, y: 123 });
-    await sb.mouse.click(3, 790);
-    expect(await sb.mouse.getPosition()).toEqual({ x: 3, y: 790 });
-    await sb.mouse.doubleClick(5, 795);
-    expect(await sb.mouse.getPosition()).toEqual({ x: 5, y: 795 });
-    await sb.mouse.drag(10, 10, 50, 60);
-    expect(await sb.mouse.getPosition()).toEqual({ x: 50, y: 60 });
-    // Sideways: up/down on the bare desktop switches openbox's virtual desktop.
-    expect(await sb.mouse.scroll(100, 100, { direction: 'left', amount: 2 })).toEqual({ ok: true });
-    expect(await sb.mouse.getPosition()).toEqual({ x: 100, y: 100 });
+    await pointerAt(321, 123);
+    // On the wallpaper, away from the panel at the top (its Applications menu would take the focus).
+    await sb.mouse.click(600, 500);
+    await pointerAt(600, 500);
+    await sb.mouse.doubleClick(610, 510);
+    await pointerAt(610, 510);
+    await sb.mouse.drag(600, 300, 640, 350);
+    await pointerAt(640, 350);
+    expect(await sb.mouse.scroll(600, 300, { direction: 'down', amount: 2 })).toEqual({ ok: true });
+    await pointerAt(600, 300);
   });
 
   it('keyboard: type, press and hotkey land in a real window; display and accessibility see it', async () => {
@@ -161,7 +168,7 @@ describe('a sandbox', () => {
     const png = await sb.act({ type: 'move', x: 77, y: 88 });
     expect((await sharp(png).metadata()).width).toBe(1280);
     expect(await sb.mouse.getPosition()).toEqual({ x: 77, y: 88 });
-    expect(await sb.act({ type: 'click', x: 1, y: 1 }, { screenshotAfter: false })).toEqual({
+    expect(await sb.act({ type: 'click', x: 600, y: 500 }, { screenshotAfter: false })).toEqual({
       ok: true,
       action: 'click',
     });
@@ -254,7 +261,7 @@ describe('policies', () => {
       `GET /v1/sandboxes/${sb.id}/mouse/position`,
     ]);
     proxy.failNext(1, 'reset');
-    const click = await sp.mouse.click(5, 5).catch((e: unknown) => e);
+    const click = await sp.mouse.click(600, 500).catch((e: unknown) => e);
     expect(click).toBeInstanceOf(SandbayConnectionError);
     proxy.failNext(1, '503');
     expect(await sp.mouse.move(6, 6).catch((e: unknown) => e)).toMatchObject({ status: 503 });
