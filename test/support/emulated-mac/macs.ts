@@ -11,6 +11,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -61,6 +62,13 @@ function fleetKey(root: string): { privateKey: string; publicKey: string } {
   mkdirSync(root, { recursive: true, mode: 0o755 });
   // Guest users (each VM's own uid) must traverse it to their homes, even under a mkdtemp 0700 dir.
   chmodSync(root, 0o755);
+  for (let d = dirname(root); d !== '/'; d = dirname(d)) {
+    if ((statSync(d).mode & 0o001) === 0) {
+      throw new Error(
+        `${d} is not searchable by other users: the emulated guests' homes under ${root} would be unreachable`,
+      );
+    }
+  }
   if (!existsSync(file)) {
     const k = generateSshKey('sandbay-control-plane');
     writeFileSync(file, k.privateKey, { mode: 0o600 });
