@@ -7,7 +7,6 @@ import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { pino } from 'pino';
 import type { DriverKind } from '../crds/index.ts';
 import type { Store } from '../store/store.ts';
 import { DATABASE_FILE, openStore, type StoreChoice } from '../store/open-store.ts';
@@ -21,9 +20,11 @@ import {
 import { buildAdminRoutes, buildCustomerApp } from './app.ts';
 import { ApiMetrics } from './metrics.ts';
 import { loadViewerSecret } from './viewer-token.ts';
-import { viewerPage } from '../web/viewer/plugin.ts';
+import { frontPage } from './routes/front.ts';
+import { viewerPage } from './routes/viewer.ts';
 import { buildAdminApp } from './admin-app.ts';
 import { bootstrapAdminKey } from './admin-auth.ts';
+import { createLogger } from './logger.ts';
 import { listenHttpAndHttps } from './admin-listener.ts';
 import { ensureAdminTls, TLS_CERT_FILE, TLS_KEY_FILE } from './admin-tls.ts';
 
@@ -93,7 +94,7 @@ export function blobDir(dataDir: string): string {
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const dataDir = resolve(opts.dataDir);
-  const logger: FastifyBaseLogger = opts.logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info' });
+  const logger: FastifyBaseLogger = opts.logger ?? createLogger();
   const host = opts.host ?? '127.0.0.1';
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const store = await openStore({
@@ -114,11 +115,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       logger.info({ driver: opts.hostDriver }, msg),
     );
     closers.push(() => closeDrivers(drivers));
+    // One registry for the admin /metrics: the API's and the operator's (controllers, fleet).
+    const metrics = new ApiMetrics();
     const operator = withOperator
-      ? await startOperator({ store, drivers, blobDir: blobDir(dataDir), logger })
+      ? await startOperator({
+          store,
+          drivers,
+          blobDir: blobDir(dataDir),
+          logger,
+          metricsRegistry: metrics.registry,
+        })
       : undefined;
     if (operator) closers.push(() => operator.stop());
-    const metrics = new ApiMetrics();
     const adminCaFile = join(dataDir, TLS_CERT_FILE);
     const tls = await ensureAdminTls(adminCaFile, join(dataDir, TLS_KEY_FILE), host);
     const adminApp = await buildAdminApp({
@@ -147,6 +155,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     });
     // The browser live view (noVNC) that a viewer link opens: /view/<sandbox id>?token=….
     await customerApp.register(viewerPage);
+    // What a person who opens the server's address in a browser sees: what this is, where to go.
+    await customerApp.register(frontPage);
     closers.push(() => customerApp.close());
     const url = await listen(customerApp, opts.port ?? 8080, host);
     const running = {
@@ -159,8 +169,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       close,
     };
     logger.info(
-      { url, adminUrl: running.adminUrl, adminCaFile, hostDriver: opts.hostDriver },
-      'sandbay is serving',
+      { url, adminUrl: running.adminUrl, adminKeyFile, adminCaFile, hostDriver: opts.hostDriver },
+      `sandbay is serving: API ${url} (docs ${url}/docs), admin API ${running.adminUrl} and ` +
+        `${running.adminHttpsUrl} (admin key in ${adminKeyFile})`,
     );
     return running;
   } catch (err) {

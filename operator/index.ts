@@ -21,9 +21,12 @@ import { miniReconciler } from './mini/reconciler.ts';
 import { poolReconciler } from './pool/reconciler.ts';
 import { replayReconciler } from './replay/reconciler.ts';
 import { reservationReconciler } from './reservation/reconciler.ts';
+import type { Registry } from 'prom-client';
+import { registerFleetMetrics } from './fleet-metrics.ts';
 import {
   Client,
   Controller,
+  ControllerMetrics,
   silentLogger,
   systemClock,
   type Clock,
@@ -54,11 +57,17 @@ export interface StartOperatorOptions {
   settings?: Partial<OperatorSettings>;
   /** Reconciles run at once per controller. */
   concurrency?: Partial<Record<AnyControllerName, number>>;
+  /**
+   * Where controller, work-queue and fleet metrics are registered (the admin /metrics serves the
+   * API's registry, so the server passes that one). Default: a registry of the operator's own.
+   */
+  metricsRegistry?: Registry;
 }
 
 export interface RunningOperator {
   readonly informers: Informers;
   readonly controllers: Record<AnyControllerName, Controller>;
+  readonly metrics: ControllerMetrics;
   /** Stops taking work, waits for reconciles in flight, stops the informers. */
   stop(): Promise<void>;
 }
@@ -88,6 +97,8 @@ export async function startOperator(opts: StartOperatorOptions): Promise<Running
   const informers = createInformers(opts.store, logger);
   const client = new Client(opts.store, Object.values(informers) as Informer[]);
   const controllers = {} as Record<AnyControllerName, Controller>;
+  const metrics = new ControllerMetrics(opts.metricsRegistry);
+  registerFleetMetrics(metrics.registry, informers);
   const ctx: OperatorContext = {
     store: opts.store,
     client,
@@ -112,6 +123,7 @@ export async function startOperator(opts: StartOperatorOptions): Promise<Running
       backoffClock: systemClock,
       logger: logger.child({ controller: name }),
       concurrency: opts.concurrency?.[name] ?? DEFAULT_CONCURRENCY[name],
+      metrics,
       ...spec,
     });
   const i = informers as unknown as Record<keyof Informers, Informer>;
@@ -178,6 +190,7 @@ export async function startOperator(opts: StartOperatorOptions): Promise<Running
   return {
     informers,
     controllers,
+    metrics,
     stop() {
       stopped ??= (async () => {
         await Promise.all(Object.values(controllers).map((c) => c.stop()));

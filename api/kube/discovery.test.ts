@@ -81,10 +81,15 @@ describe('OpenAPI', () => {
     expect(miniSchema['x-kubernetes-group-version-kind']).toEqual([
       { group: 'sandbay.io', version: 'v1alpha1', kind: 'Mini' },
     ]);
-    expect(miniSchema.properties.kind).toEqual({ type: 'string', enum: ['Mini'] });
+    expect(miniSchema.properties.kind).toEqual({
+      type: 'string',
+      enum: ['Mini'],
+      description: 'Always `Mini`.',
+    });
     expect(miniSchema.properties.spec.properties.model).toEqual({
       type: 'string',
       enum: ['m4', 'm4-pro', 'm5-pro'],
+      description: 'user: the hardware model; decides capacity and warm profiles.',
     });
     expect(miniSchema.properties.metadata.properties.labels).toEqual({
       type: 'object',

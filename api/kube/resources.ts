@@ -11,7 +11,7 @@ import {
   type AnyResource,
   type KindDefinition,
 } from '../../crds/index.ts';
-import type { ObjectKey, Store } from '../../store/store.ts';
+import type { ObjectKey } from '../../store/store.ts';
 import { mediaType } from './body.ts';
 import { parseFieldSelector } from './field-selector.ts';
 import { applyJsonPatch } from './json-patch.ts';
@@ -19,15 +19,7 @@ import { negotiate } from './negotiate.ts';
 import { includeObjectParam, renderList, renderObject, type RenderOptions } from './render.ts';
 import { aboutObject, failure, notFound, StatusError } from './status.ts';
 import { resolveTarget, type PathParams, type Target } from './target.ts';
-import { serveWatch, type WatchRegistry } from './watch.ts';
-
-export interface KubeContext {
-  store: Store;
-  /** The group/version of the routes at hand. */
-  apiVersion?: string;
-  now: () => Date;
-  watches: WatchRegistry;
-}
+import { serveWatch, type KubeContext } from './watch.ts';
 
 type Query = Record<string, string | undefined>;
 type Request = FastifyRequest<{ Params: PathParams; Querystring: Query }>;

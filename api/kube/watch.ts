@@ -5,12 +5,20 @@
 // clients to list again.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiVersionOf, type AnyResource, type KindDefinition } from '../../crds/index.ts';
-import type { ListOptions, Watch, WatchEvent } from '../../store/store.ts';
+import type { ListOptions, Store, Watch, WatchEvent } from '../../store/store.ts';
 import type { FieldFilter } from './field-selector.ts';
 import { renderObject, type RenderOptions } from './render.ts';
 import { fromError, type KubeStatus } from './status.ts';
 import type { Target } from './target.ts';
-import type { KubeContext } from './resources.ts';
+
+/** What the resource routes and their watches share (here, so that neither imports the other). */
+export interface KubeContext {
+  store: Store;
+  /** The group/version of the routes at hand. */
+  apiVersion?: string;
+  now: () => Date;
+  watches: WatchRegistry;
+}
 
 /** Open watch streams, so that closing the server ends them instead of waiting for clients. */
 export type WatchRegistry = Set<() => void>;

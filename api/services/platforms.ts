@@ -30,9 +30,11 @@ export async function platforms(ctx: ApiContext, principal: Principal, reservati
       cores: profile.cores,
       memory_gib: profile.memoryGiB,
       layouts: { split: profile.layouts.split.map(slotWire), whole: profile.layouts.whole.map(slotWire) },
+      // Free to reserve now: a Mac being deleted is on its way out, not for sale.
       available_minis: minis.items.filter(
         (m) =>
           m.spec.model === model &&
+          !m.metadata.deletionTimestamp &&
           m.spec.schedulable !== false &&
           m.status?.phase === 'available' &&
           !m.status.reservation,

@@ -9,6 +9,7 @@ import {
   miniView,
   sandboxUse,
   schedule,
+  sizeFailure,
   type SandboxUse,
   type ScheduleRequest,
 } from '../../operator/scheduler/index.ts';
@@ -65,6 +66,11 @@ export async function createSandbox(
   principal: Principal,
   body: SandboxCreate,
 ): Promise<SandboxCreated> {
+  const badSize = sizeFailure({
+    ...(body.cpu !== undefined && { cpu: body.cpu }),
+    ...(body.memory_gib !== undefined && { memoryGiB: body.memory_gib }),
+  });
+  if (badSize) throw new ApiError(badSize.error, badSize.message);
   const reservation = await reservationForCreate(ctx, principal, body.reservation_id);
   const request = await scheduleRequest(ctx, principal, body);
   await refuseAtOnce(ctx, reservation, request);

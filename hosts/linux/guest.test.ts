@@ -1,4 +1,4 @@
-// The guest half on a real desktop: a VM of the linux driver (its own user, Xvfb + openbox, session
+// The guest half on a real desktop: a VM of the linux driver (its own user, Xvfb + XFCE, session
 // bus, sshd), every behaviour checked by its effect: files read back over exec, text saved by a GTK
 // editor, window focus and geometry from X11, pixels from screenshots, MP4s from ffprobe.
 import { execFile } from 'node:child_process';
@@ -123,6 +123,65 @@ describe('exec', () => {
     await until('sleeps gone', async () => (await guest.exec("pgrep -f 'sleep 300[12]'")).return_code === 1);
   });
 
+  it('kills a foreground command that does not exit at the timeout, with what it wrote so far', async () => {
+    const res = await guest.exec('echo partial; trap "" HUP; sleep 3011; echo never', { timeoutMs: 400 });
+    expect(res).toMatchObject({ stdout: 'partial\n', return_code: 124, timed_out: true });
+    await until('sleep gone', async () => (await guest.exec("pgrep -f 'sleep 301[1]'")).return_code === 1);
+  });
+
+  describe('starts apps: returns when its shell exits, what it put in the background keeps running', () => {
+    const alive = async (pattern: string) => (await guest.exec(`pgrep -f '${pattern}'`)).return_code === 0;
+
+    it('a GUI app (xterm &) appears on the screen and outlives the call', async () => {
+      const res = await guest.exec('echo before; xterm & echo "pid $!"', { timeoutMs: 30_000 });
+      const pid = Number(/^pid (\d+)$/m.exec(res.stdout)?.[1]);
+      expect(res).toEqual({ stdout: `before\npid ${pid}\n`, stderr: '', return_code: 0, timed_out: false });
+      // bash in the xterm retitles it: its window is found by pid.
+      const win = await until('the xterm window', async () =>
+        (await guest.windows()).find((w) => w.pid === pid),
+      );
+      expect((await guest.exec(`kill -0 ${win.pid} && echo alive`)).stdout).toBe('alive\n');
+      await closeWindow(win);
+    });
+
+    it('a daemon that double-forks, nohup and a HUP-ignoring command keep running', async () => {
+      const res = await guest.exec(
+        [
+          '( ( exec sleep 3021 ) & )',
+          'nohup sleep 3022 &',
+          'sh -c \'trap "" HUP; exec sleep 3023\' &',
+          'setsid -f sleep 3024',
+          'echo started; exit 5',
+        ].join('\n'),
+        { timeoutMs: 30_000 },
+      );
+      expect(res).toMatchObject({ stdout: 'started\n', return_code: 5, timed_out: false });
+      // (A bracket in each pattern: the shell running pgrep has the pattern on its own command line.)
+      for (const n of [1, 2, 3, 4]) expect(await alive(`sleep 302[${n}]`)).toBe(true);
+      await guest.exec("pkill -f 'sleep 302[1-4]'");
+      await until('sleeps gone', async () => !(await alive('sleep 302[1-4]')));
+    });
+
+    it("keeps the command's output only, and a background writer keeps its pipe after the call", async () => {
+      await guest.exec('rm -f go wrote');
+      // The writer waits for a file the test makes after the call returned, then writes to the
+      // stdout it inherited: not part of the result, and no SIGPIPE (it goes on to write `wrote`).
+      const res = await guest.exec(
+        'printf "line 1\\nno newline"; echo oops >&2; ' +
+          '( while [ ! -e go ]; do sleep 0.05; done; echo late; echo late >&2; echo ok > wrote ) &',
+        { timeoutMs: 30_000 },
+      );
+      expect(res).toEqual({
+        stdout: 'line 1\nno newline',
+        stderr: 'oops\n',
+        return_code: 0,
+        timed_out: false,
+      });
+      await guest.exec('touch go');
+      await until('the writer wrote', async () => (await guest.exec('cat wrote')).stdout === 'ok\n');
+    });
+  });
+
   it('reconnects after the pooled SSH connection dies', async () => {
     // The shell's parent is the sshd process of this very connection: killing it cuts the connection.
     await guest.exec('rm -f runs.log');
@@ -242,7 +301,14 @@ describe('desktop', () => {
 
   it('focuses the window a click hits', async () => {
     const a = await openEditor('Focus A', 'a.txt');
-    const b = await openEditor('Focus B', 'b.txt');
+    const opened = await openEditor('Focus B', 'b.txt');
+    // xfwm4 may place the second window right over the first; put it beside it, so each has a part
+    // the other does not cover.
+    await guest.exec(`wmctrl -i -r ${opened.id} -e 0,${a.x + a.width + 40},${a.y},-1,-1`);
+    const b = await until('Focus B beside Focus A', async () => {
+      const w = await windowNamed('Focus B');
+      return w && w.x >= a.x + a.width ? w : undefined;
+    });
     for (const target of [a, b, a]) {
       const other = target === a ? b : a;
       // A point of the target that the other window does not cover.

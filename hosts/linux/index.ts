@@ -29,6 +29,7 @@ import { LinuxHost } from './host.ts';
 import { ProcessTracker } from './runner.ts';
 import { requireTools } from './tools.ts';
 import type { SetupContext } from './vm-setup.ts';
+import { ensureSharedSocketDir, SHARED_SOCKET_DIRS } from './shared-socket-dirs.ts';
 
 export { LinuxHost } from './host.ts';
 export { checkTools, requireTools } from './tools.ts';
@@ -82,6 +83,7 @@ export function createLinuxDriver(opts: LinuxDriverOptions): LinuxDriver {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     // VM users must reach authorized_keys under it (sshd reads it as the user), nothing else.
     mkdirSync(globalDir, { recursive: true, mode: 0o711 });
+    for (const dir of SHARED_SOCKET_DIRS) ensureSharedSocketDir(dir);
   })();
   preflight.catch(() => undefined);
 

@@ -9,8 +9,8 @@
 import { IMAGES } from '../../crds/index.ts';
 import { DriverError, type Driver, type HostRef } from '../driver.ts';
 import { Faults, type FailNextOptions, type SimOp } from './faults.ts';
-import { SimHost, type SimContext } from './host.ts';
-import { DEFAULT_TIMINGS, systemSimClock, type SimDriverOptions } from './options.ts';
+import { SimHost } from './host.ts';
+import { DEFAULT_TIMINGS, systemSimClock, type SimContext, type SimDriverOptions } from './options.ts';
 import type { SimVm, SimVmState } from './vm.ts';
 
 export type { SimClock, SimDriverOptions, SimHostOverride, SimTimings } from './options.ts';

@@ -7,8 +7,8 @@
 // served with a strict Content-Security-Policy and `Referrer-Policy: no-referrer`, because its URL
 // carries the token.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../api/errors.ts';
-import { loadNoVnc, loadPage, type StaticFile } from './static-files.ts';
+import { ApiError } from '../errors.ts';
+import { loadNoVnc, loadPage, type StaticFile } from '../viewer-assets.ts';
 
 export const SANDBOX_ID_PATTERN = /^sb-[0-9a-f]{32}$/;
 
