@@ -31,6 +31,8 @@ export interface OperatorProcessOptions {
   healthPort?: number;
   host?: string;
   logger: Logger;
+  /** The rates file seeded into a store without Rates (default config/rates.yaml). */
+  rates?: string;
   /**
    * Opens the host drivers; called on winning the Lease and closed on losing it, so that only the
    * leader holds connections to the Macs. Default: the drivers of `hostDriver`.
@@ -74,7 +76,13 @@ export async function startOperatorProcess(opts: OperatorProcessOptions): Promis
     onStartedLeading: () => {
       starting = (async () => {
         const drivers = await openDrivers();
-        const running = await startOperator({ store, drivers, blobDir: join(dataDir, 'blobs'), logger: log });
+        const running = await startOperator({
+          store,
+          drivers,
+          blobDir: join(dataDir, 'blobs'),
+          logger: log,
+          ...(opts.rates !== undefined && { seedRates: opts.rates }),
+        });
         operator = { running, drivers };
         // Lost the Lease while starting: stop what just started.
         if (!elector.isLeader) await stopOperator();
