@@ -2,7 +2,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', '.data/', 'web/vendor/', 'coverage/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'data/',
+      '.data/',
+      'web/vendor/',
+      'coverage/',
+      'dist/',
+      'sdk/typescript/dist/',
+      'sdk/python/build/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

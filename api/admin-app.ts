@@ -3,6 +3,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Store } from '../store/store.ts';
 import { adminAuth } from './admin-auth.ts';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
 import { KUBE_PATH_PREFIXES, kubeApi, unauthorizedStatus } from './kube/index.ts';
 import { resourceNotFound } from './kube/status.ts';
 
@@ -27,6 +28,11 @@ export async function buildAdminApp(opts: AdminAppOptions): Promise<FastifyInsta
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     // Watches are long-lived: closing the app must not wait for their clients to hang up.
     forceCloseConnections: true,
+    genReqId: requestIdOf,
+    requestIdHeader: false,
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
   });
   const now = opts.now ?? (() => new Date());
   app.addHook(

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listenHttpAndHttps } from './admin-listener.ts';
-import { ensureAdminTls, selfSignedCertificate } from './admin-tls.ts';
+import { canonicalIp, ensureAdminTls, selfSignedCertificate } from './admin-tls.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -26,8 +26,8 @@ function httpsGet(url: string, ca: string): Promise<{ status: number; body: stri
 }
 
 describe('selfSignedCertificate', () => {
-  it('is a CA for itself, valid for the loopback names', () => {
-    const { cert } = selfSignedCertificate(['localhost'], ['127.0.0.1', '::1']);
+  it('is a CA for itself, valid for the loopback names', async () => {
+    const { cert } = await selfSignedCertificate(['localhost'], ['127.0.0.1', '::1']);
     const x509 = new X509Certificate(cert);
     expect(x509.ca).toBe(true);
     expect(x509.verify(x509.publicKey)).toBe(true);
@@ -35,6 +35,40 @@ describe('selfSignedCertificate', () => {
     expect(x509.checkIP('::1')).toBeDefined();
     expect(x509.checkHost('localhost')).toBe('localhost');
     expect(x509.subjectAltName).toContain('DNS:localhost');
+  });
+
+  it('names every IPv4 and IPv6 form it is given, by the address a client checks', async () => {
+    const ips = ['10.1.2.3', '::1', '2001:DB8::1:0:0:1', '::ffff:192.0.2.7', '1::', 'fe80::1%eth0'];
+    const x509 = new X509Certificate(
+      (await selfSignedCertificate(['sandbay.example', 'localhost'], ips)).cert,
+    );
+    for (const ip of ['10.1.2.3', '::1', '2001:db8::1:0:0:1', '::ffff:c000:207', '1::', 'fe80::1']) {
+      expect(x509.checkIP(ip), ip).toBeDefined();
+    }
+    expect(x509.checkIP('10.1.2.4')).toBeUndefined();
+    expect(x509.checkIP('2001:db8::1')).toBeUndefined();
+    expect(x509.checkHost('sandbay.example')).toBe('sandbay.example');
+    expect(x509.subjectAltName).toContain('IP Address:2001:DB8:0:0:1:0:0:1');
+  });
+
+  it('refuses what is neither an IP address nor a DNS name', async () => {
+    await expect(selfSignedCertificate([], ['[::1]'])).rejects.toThrow(/not an IP address/);
+    await expect(selfSignedCertificate([], ['fe80::1%'])).rejects.toThrow(/not an IP address/);
+    await expect(selfSignedCertificate([], ['300.1.1.1'])).rejects.toThrow(/not an IP address/);
+    await expect(selfSignedCertificate(['bad name'], [])).rejects.toThrow(/not a DNS name/);
+    await expect(selfSignedCertificate(['[::1]'], [])).rejects.toThrow(/not a DNS name/);
+    expect(canonicalIp('FE80::0:1%eth0')).toBe('fe80::1');
+  });
+
+  it('is made for the address the listener binds, a zone dropped, a wildcard not named', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sandbay-tls-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const zoned = await ensureAdminTls(join(dir, 'a.crt'), join(dir, 'a.key'), 'fe80::1%lo');
+    expect(new X509Certificate(zoned.cert).checkIP('fe80::1')).toBe('fe80::1');
+    const wildcard = await ensureAdminTls(join(dir, 'b.crt'), join(dir, 'b.key'), '::');
+    expect(new X509Certificate(wildcard.cert).subjectAltName).toBe(
+      'DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1',
+    );
   });
 
   it('is made once per data dir, the key readable by the owner only', async () => {
@@ -51,7 +85,7 @@ describe('listenHttpAndHttps', () => {
   it('answers HTTP and HTTPS on one port, keep-alive included', async () => {
     const app = Fastify();
     app.get('/who', async (request) => ({ encrypted: 'encrypted' in request.raw.socket }));
-    const tls = selfSignedCertificate(['localhost'], ['127.0.0.1']);
+    const tls = await selfSignedCertificate(['localhost'], ['127.0.0.1']);
     const listener = await listenHttpAndHttps(app, { port: 0, host: '127.0.0.1', tls });
     cleanups.push(() => listener.close());
     expect(listener.httpsUrl).toBe(listener.httpUrl.replace('http:', 'https:'));
@@ -60,5 +94,15 @@ describe('listenHttpAndHttps', () => {
       const secure = await httpsGet(`${listener.httpsUrl}/who`, tls.cert);
       expect(JSON.parse(secure.body)).toEqual({ encrypted: true });
     }
+  });
+
+  it('is verified by a TLS client over IPv6 loopback', async () => {
+    const app = Fastify();
+    app.get('/who', async () => ({ ok: true }));
+    const tls = await selfSignedCertificate([], ['::1']);
+    const listener = await listenHttpAndHttps(app, { port: 0, host: '::1', tls });
+    cleanups.push(() => listener.close());
+    expect(listener.httpsUrl).toMatch(/^https:\/\/\[::1\]:\d+$/);
+    expect(JSON.parse((await httpsGet(`${listener.httpsUrl}/who`, tls.cert)).body)).toEqual({ ok: true });
   });
 });

@@ -2,7 +2,7 @@
 // `buildAdminRoutes(opts)` gives the spec's /admin/* views (and /metrics) as a plugin for the admin
 // listener. Lifecycle calls write resources and wait for their status; control calls go straight to
 // the sandbox's VM through its host driver. See docs/api.md for every decision the spec leaves open.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -22,6 +22,8 @@ import { sweepExpiredRecords } from './idempotency.ts';
 import { ApiMetrics } from './metrics.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
 import { actRoutes } from './routes/act.ts';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
+import { accountKeyRoutes } from './routes/account-keys.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { connectivityRoutes } from './routes/connectivity.ts';
 import { displayRoutes } from './routes/display.ts';
@@ -40,6 +42,7 @@ import { taskRoutes } from './routes/tasks.ts';
 import { viewerTokenRoutes } from './routes/viewer-token.ts';
 import { ActivityTracker } from './services/activity.ts';
 import { CachedReads } from './services/reads.ts';
+import type { Informers } from '../operator/context.ts';
 import type { ApiContext, Drivers, OperatorHooks } from './services/context.ts';
 import { validatorCompiler } from './validation.ts';
 import { ViewerTokens } from './viewer-token.ts';
@@ -76,6 +79,11 @@ export interface CustomerAppOptions {
   shutdownGraceMs?: number;
   /** Live Idempotency-Keys per account (24 h each). Default 10 000. */
   idempotencyRecordsPerAccount?: number;
+  /**
+   * The operator's informers, started, when it runs in this process: the API then reads the same
+   * caches the reconcilers schedule with. Without, the API keeps caches of its own.
+   */
+  informers?: Informers;
 }
 
 export const DEFAULT_RATE_LIMIT = { max: 6000, timeWindowMs: 60_000 };
@@ -114,7 +122,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   const app = Fastify({
     // Without a logger nothing is logged, and the request log lines are not even built.
     ...(opts.logger ? { loggerInstance: opts.logger, logController: new RequestLogs() } : { logger: false }),
-    genReqId: () => randomUUID(),
+    genReqId: requestIdOf,
     requestIdHeader: false,
     bodyLimit: opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     return503OnClosing: true,
@@ -128,7 +136,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   const shutdown = new AbortController();
   const metrics = opts.metrics ?? new ApiMetrics();
   app.decorate('apiMetrics', metrics);
-  const reads = new CachedReads(opts.store);
+  const reads = new CachedReads(opts.store, opts.informers);
   await reads.start();
   const ctx: ApiContext = {
     store: opts.store,
@@ -147,7 +155,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   };
 
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
+    reply.header(REQUEST_ID_HEADER, request.id);
   });
   app.addHook(
     'onRequest',
@@ -267,11 +275,12 @@ export interface AdminRoutesOptions {
 }
 
 /**
- * The spec's admin views (/admin/minis, /admin/slots, /admin/sessions) and /metrics, as a plugin
+ * The spec's admin views (/admin/minis, /admin/slots, /admin/sessions), account keys and /metrics, as a plugin
  * the admin app registers with `{ store }` (the admin key is checked by the admin app).
  */
 export function buildAdminRoutes(opts: AdminRoutesOptions = {}): FastifyPluginAsync<{ store: Store }> {
   return async (app, { store }) => {
     await app.register(adminRoutes, { store, ...(opts.metrics && { metrics: opts.metrics }) });
+    await app.register(accountKeyRoutes, { store });
   };
 }

@@ -1,14 +1,15 @@
 // The one sandbay process: the store, the admin listener (admin key; Kubernetes-compatible resource
-// API), the customer listener, and the operator. `sandbay server` calls startServer().
+// API), the customer listener, and the operator. `sandbay server` calls startServer(); `sandbay api`
+// calls it with `role: 'api'` (the listeners only: any number of replicas on one store, the
+// operator runs apart, see operator/process.ts).
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { pino } from 'pino';
 import type { DriverKind } from '../crds/index.ts';
 import type { Store } from '../store/store.ts';
-import { openSqliteStore } from '../store/sqlite-store.ts';
+import { DATABASE_FILE, openStore, type StoreChoice } from '../store/open-store.ts';
 import { closeDrivers, createDrivers } from '../hosts/create-drivers.ts';
 import {
   createBlobStore,
@@ -19,9 +20,11 @@ import {
 import { buildAdminRoutes, buildCustomerApp } from './app.ts';
 import { ApiMetrics } from './metrics.ts';
 import { loadViewerSecret } from './viewer-token.ts';
-import { viewerPage } from '../web/viewer/plugin.ts';
+import { frontPage } from './routes/front.ts';
+import { viewerPage } from './routes/viewer.ts';
 import { buildAdminApp } from './admin-app.ts';
 import { bootstrapAdminKey } from './admin-auth.ts';
+import { createLogger } from './logger.ts';
 import { listenHttpAndHttps } from './admin-listener.ts';
 import { ensureAdminTls, TLS_CERT_FILE, TLS_KEY_FILE } from './admin-tls.ts';
 
@@ -37,6 +40,12 @@ export interface ServerOptions {
   /** The gateway environment idempotency keys are scoped to (default `production`). */
   environment?: string;
   logger?: FastifyBaseLogger;
+  /** `all` (default): listeners and operator in one process; `api`: the listeners only. */
+  role?: 'all' | 'api';
+  /** Default `sqlite` (DATA_DIR/sandbay.db). */
+  store?: StoreChoice;
+  kubeconfig?: string;
+  context?: string;
 }
 
 /** Which reconciler a resource the API wrote concerns. */
@@ -63,7 +72,20 @@ export interface RunningServer {
 }
 
 export const ADMIN_KEY_FILE = 'admin.key';
-export const DATABASE_FILE = 'sandbay.db';
+export { DATABASE_FILE };
+
+/**
+ * The viewer-token secret: SANDBAY_VIEWER_SECRET (base64, ≥ 32 bytes; the same on every API
+ * replica, e.g. from a Kubernetes Secret) or DATA_DIR/viewer.secret (replicas sharing a data dir).
+ */
+export async function viewerSecretFor(dataDir: string, env = process.env): Promise<Buffer> {
+  const fromEnv = env.SANDBAY_VIEWER_SECRET;
+  if (fromEnv === undefined || fromEnv === '') return loadViewerSecret(dataDir);
+  const secret = Buffer.from(fromEnv, 'base64');
+  if (secret.length < 32)
+    throw new Error('SANDBAY_VIEWER_SECRET must hold at least 32 bytes, base64-encoded');
+  return secret;
+}
 
 /** The blob store's directory: snapshot deltas, task screenshots and recordings. */
 export function blobDir(dataDir: string): string {
@@ -72,10 +94,16 @@ export function blobDir(dataDir: string): string {
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const dataDir = resolve(opts.dataDir);
-  const logger: FastifyBaseLogger = opts.logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info' });
+  const logger: FastifyBaseLogger = opts.logger ?? createLogger();
   const host = opts.host ?? '127.0.0.1';
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const store = await openSqliteStore({ file: join(dataDir, DATABASE_FILE) });
+  const store = await openStore({
+    store: opts.store ?? 'sqlite',
+    dataDir,
+    ...(opts.kubeconfig !== undefined && { kubeconfig: opts.kubeconfig }),
+    ...(opts.context !== undefined && { context: opts.context }),
+  });
+  const withOperator = (opts.role ?? 'all') === 'all';
   const closers: (() => Promise<void>)[] = [() => store.close()];
   const close = async () => {
     for (const closer of closers.splice(0).reverse()) await closer();
@@ -87,14 +115,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       logger.info({ driver: opts.hostDriver }, msg),
     );
     closers.push(() => closeDrivers(drivers));
-    const operator = await startOperator({
-      store,
-      drivers,
-      blobDir: blobDir(dataDir),
-      logger,
-    });
-    closers.push(() => operator.stop());
+    // One registry for the admin /metrics: the API's and the operator's (controllers, fleet).
     const metrics = new ApiMetrics();
+    const operator = withOperator
+      ? await startOperator({
+          store,
+          drivers,
+          blobDir: blobDir(dataDir),
+          logger,
+          metricsRegistry: metrics.registry,
+        })
+      : undefined;
+    if (operator) closers.push(() => operator.stop());
     const adminCaFile = join(dataDir, TLS_CERT_FILE);
     const tls = await ensureAdminTls(adminCaFile, join(dataDir, TLS_KEY_FILE), host);
     const adminApp = await buildAdminApp({
@@ -108,18 +140,25 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       store,
       drivers,
       // The watch alone would do; a nudge saves the reconcilers a round of the informer's queue.
-      operatorHooks: {
-        written: (kind, key) => CONTROLLER_OF[kind] && operator.controllers[CONTROLLER_OF[kind]].enqueue(key),
-      },
+      ...(operator && {
+        operatorHooks: {
+          written: (kind: string, key: string) =>
+            CONTROLLER_OF[kind] && operator.controllers[CONTROLLER_OF[kind]].enqueue(key),
+        },
+      }),
       logger: logger.child({ listener: 'customer' }),
       bootId: randomUUID(),
       environment: opts.environment ?? 'production',
-      viewerSecret: await loadViewerSecret(dataDir),
+      viewerSecret: await viewerSecretFor(dataDir),
       metrics,
       blobs: createBlobStore(blobDir(dataDir)),
+      // In one process the API reads the operator's caches; `sandbay api` alone keeps its own.
+      ...(operator && { informers: operator.informers }),
     });
     // The browser live view (noVNC) that a viewer link opens: /view/<sandbox id>?token=….
     await customerApp.register(viewerPage);
+    // What a person who opens the server's address in a browser sees: what this is, where to go.
+    await customerApp.register(frontPage);
     closers.push(() => customerApp.close());
     const url = await listen(customerApp, opts.port ?? 8080, host);
     const running = {
@@ -132,8 +171,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       close,
     };
     logger.info(
-      { url, adminUrl: running.adminUrl, adminCaFile, hostDriver: opts.hostDriver },
-      'sandbay is serving',
+      { url, adminUrl: running.adminUrl, adminKeyFile, adminCaFile, hostDriver: opts.hostDriver },
+      `sandbay is serving: API ${url} (docs ${url}/docs), admin API ${running.adminUrl} and ` +
+        `${running.adminHttpsUrl} (admin key in ${adminKeyFile})`,
     );
     return running;
   } catch (err) {

@@ -1,8 +1,13 @@
 // Fresh-clone benchmark of the linux driver: how long from "throw this VM away" to "a fresh one
-// answers" (deleteVm + createVm + startVm, i.e. X display, openbox, VNC and SSH all up), next to a
+// answers" (deleteVm + createVm + startVm, i.e. X display, desktop session, VNC and SSH all up: the
+// clone → warm time of a pool VM), next to a
 // naive cycle measured in the same run on the same machine: `pkill -u` the user, `rm -rf` its home,
 // `cp -a` the template home back and `chown -R` it (on the disk, no overlay, no cgroup), then boot
 // the same desktop. The two alternate, so both see the same machine load.
+//
+// Memory per warm VM: the proportional set size (PSS, shared pages split between their users)
+// summed over every process of the VM's user, once the VM is ready and again 5 s later (a warm VM
+// waits in the pool; what its session loads after readiness counts too).
 //
 // Two images: the driver's own template home (a few KB of desktop configuration), and the same with
 // 100 MB of application files in it (1,000 files of 100 KB), closer to a real image's weight.
@@ -12,7 +17,7 @@
 //
 // Runs as root (the driver creates a VM user, mounts and cgroups). Prints a markdown table.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLinuxDriver } from '../hosts/linux/index.ts';
@@ -22,13 +27,15 @@ import { ProcessTracker, run, waitUntil } from '../hosts/linux/runner.ts';
 import { generateSshKey } from '../hosts/linux/sshd.ts';
 import { bootDesktop, powerOff, type BootedDesktop } from '../hosts/linux/vm-boot.ts';
 import { vmPaths, type VmRecord } from '../hosts/linux/vm-record.ts';
-import { ensureVmUser, liveUserPids } from '../hosts/linux/vm-user.ts';
+import { ensureVmUser, findUser, liveUserPids } from '../hosts/linux/vm-user.ts';
 
 const QUICK = process.argv.includes('--quick');
 const CYCLES = QUICK ? 5 : 20;
 const PAYLOADS_MB = [0, 100];
 const IMAGE = 'base-macos-26';
 const SIZE = { width: 1280, height: 800 };
+/** Cycles whose VM's memory is measured (each adds 5 s of settling). */
+const PSS_SAMPLES = 3;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -44,6 +51,23 @@ interface Result {
   clone: number[];
   boot: number[];
   naive: number[];
+  /** MiB of PSS over the VM user's processes, at readiness and 5 s later. */
+  pssReady: number[];
+  pssSettled: number[];
+}
+
+/** Summed PSS (MiB) of every live process of `uid` (smaps_rollup; a process that exits meanwhile counts 0). */
+function pssMiB(uid: number): number {
+  let kb = 0;
+  for (const pid of liveUserPids(uid)) {
+    try {
+      const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+      kb += Number(m?.[1] ?? 0);
+    } catch {
+      // gone
+    }
+  }
+  return kb / 1024;
 }
 
 /** Adds `mb` MB of application files (100 KB each) to a template home. */
@@ -113,7 +137,22 @@ async function measure(payloadMb: number): Promise<Result> {
     naiveDesktop = await bootDesktop(naiveTracker, naive, naivePaths, undefined, SIZE);
   };
 
-  const r: Result = { payloadMb, total: [], discard: [], clone: [], boot: [], naive: [] };
+  const r: Result = {
+    payloadMb,
+    total: [],
+    discard: [],
+    clone: [],
+    boot: [],
+    naive: [],
+    pssReady: [],
+    pssSettled: [],
+  };
+  const vmUid = () => {
+    const slot = slots.all().find((c) => c.dataDir === dataDir && c.vm === spec.name)?.slot;
+    const uid = slot === undefined ? undefined : findUser(`sbvm${slot}`)?.uid;
+    if (uid === undefined) throw new Error('the VM under test has no user');
+    return uid;
+  };
   try {
     await host.createVm(spec);
     await host.startVm(spec.name);
@@ -130,6 +169,12 @@ async function measure(payloadMb: number): Promise<Result> {
       r.discard.push(t1 - t0);
       r.clone.push(t2 - t1);
       r.boot.push(t3 - t2);
+      if (i < PSS_SAMPLES) {
+        const uid = vmUid();
+        r.pssReady.push(pssMiB(uid));
+        await new Promise((resolve) => setTimeout(resolve, 5000));
+        r.pssSettled.push(pssMiB(uid));
+      }
 
       const n0 = performance.now();
       await naiveCycle();
@@ -165,6 +210,15 @@ for (const r of results) {
   row('sandbay: deleteVm + createVm + startVm', r.total);
   row('… deleteVm (cgroup kill, unmount)', r.discard, false);
   row('… createVm (tmpfs + overlay mount, keys, limits)', r.clone, false);
-  row('… startVm (Xvfb, openbox, x11vnc, sshd answering)', r.boot, false);
+  row('… startVm (Xvfb, session, x11vnc, sshd answering)', r.boot, false);
   row('naive: pkill -u, rm -rf, cp -a + chown -R (ext4), same boot', r.naive);
+}
+console.log('');
+console.log('Memory per warm VM: PSS summed over its processes, MiB (median of the sampled VMs).');
+console.log('');
+console.log('| image | at readiness | 5 s later |');
+console.log('|---|---|---|');
+for (const r of results) {
+  const image = r.payloadMb ? `template + ${r.payloadMb} MB` : 'template (few KB)';
+  console.log(`| ${image} | ${fmt(percentile(r.pssReady, 50))} | ${fmt(percentile(r.pssSettled, 50))} |`);
 }

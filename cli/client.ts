@@ -89,6 +89,11 @@ export class AdminClient {
     return expectOk(await this.#call('DELETE', objectPath(def, name, namespace), body)) as AnyResource;
   }
 
+  /** A call to one of sandbay's own admin routes (`/admin/...`), answering their JSON. */
+  async admin<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+    return expectOk(await this.#call(method, path, body)) as T;
+  }
+
   /** Streams `{type, object}` events from a resourceVersion; `table` asks for Table rows. */
   watch(
     def: KindDefinition,
@@ -208,6 +213,9 @@ function errorFrom(status: number, body: unknown): ClientError {
     // `minis.sandbay.io "x" not found` reads as `minis "x" not found` in sandbay's own CLI.
     return new ClientError(s.message.replaceAll('.sandbay.io', ''), s.code ?? status, s.reason ?? '');
   }
+  const e = body as { error?: string; message?: string } | undefined;
+  if (typeof e?.error === 'string' && typeof e.message === 'string')
+    return new ClientError(`${e.message} (${e.error})`, status, e.error);
   if (status === 401)
     return new ClientError('the admin key was refused (401 Unauthorized)', 401, 'Unauthorized');
   return new ClientError(

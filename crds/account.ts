@@ -1,35 +1,40 @@
 import Type, { type Static } from 'typebox';
-import { DateTime, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
+import { doc, DateTime, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
 
 /** One movement of an account's credit: a grant (+), a purchase (−) or a refund (+). */
 export const LedgerEntry = Type.Object({
-  at: DateTime,
-  amountCents: Type.Integer(),
-  reason: Type.Enum(['grant', 'purchase', 'refund']),
-  /** `namespace/name` of the reservation paid or refunded. */
-  reservation: Type.Optional(Type.String()),
+  at: doc('When the entry was booked.', DateTime),
+  amountCents: doc(
+    'Credit moved, in cents: positive adds (grant, refund), negative spends (purchase).',
+    Type.Integer(),
+  ),
+  reason: doc(
+    '`grant` (an admin gave credit), `purchase` (a reservation bought or extended), `refund`.',
+    Type.Enum(['grant', 'purchase', 'refund']),
+  ),
+  reservation: doc('`namespace/name` of the reservation paid or refunded.', Type.Optional(Type.String())),
 });
 export type LedgerEntry = Static<typeof LedgerEntry>;
 
 /** Cluster-scoped; its name is also the namespace holding the account's resources. */
 export const AccountSpec = Type.Object(
   {
-    /** user (admin): a name for people. */
-    displayName: Type.String({ minLength: 1, maxLength: 200 }),
-    /** user (admin): the account's user id, a uuid (the spec's `user_id`). */
-    userId: Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' }),
+    displayName: doc('user (admin): a name for people.', Type.String({ minLength: 1, maxLength: 200 })),
+    userId: doc(
+      "user (admin): the account's user id, a uuid (the spec's `user_id`).",
+      Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' }),
+    ),
   },
   { additionalProperties: false },
 );
 
 export const AccountStatus = Type.Object({
   ...StatusBase,
-  /**
-   * API: the credit ledger. Purchases and refunds are appended with a resourceVersion precondition,
-   * so two purchases can never spend the same credit.
-   */
-  ledger: Type.Optional(Type.Array(LedgerEntry)),
-  balanceCents: Type.Optional(Type.Integer()),
+  ledger: doc(
+    'API: the credit ledger. Purchases and refunds are appended with a resourceVersion precondition, so two purchases can never spend the same credit.',
+    Type.Optional(Type.Array(LedgerEntry)),
+  ),
+  balanceCents: doc('API: credit left, in cents: the sum of the ledger.', Type.Optional(Type.Integer())),
 });
 
 export const AccountSchema = resourceSchema('Account', AccountSpec, AccountStatus);

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { DateTime, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
+import { doc, DateTime, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
 
 export const API_KEY_KINDS = ['account', 'reservation', 'admin'] as const;
 export type ApiKeyKind = (typeof API_KEY_KINDS)[number];
@@ -10,23 +10,37 @@ export type ApiKeyKind = (typeof API_KEY_KINDS)[number];
  */
 export const ApiKeySpec = Type.Object(
   {
-    kind: Type.Enum([...API_KEY_KINDS]),
-    /** API: the account it acts for (absent for admin keys). */
-    account: Type.Optional(Type.String()),
-    /** reconciler: `namespace/name` of the reservation (reservation keys). */
-    reservation: Type.Optional(Type.String()),
-    sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
-    /** first characters of the plaintext, so people can tell keys apart. */
-    prefix: Type.String({ maxLength: 16 }),
-    /** reconciler: revoked keys answer 401 (reservation keys at expiry). */
-    revoked: Type.Boolean({ default: false }),
-    expiresAt: Type.Optional(DateTime),
+    kind: doc(
+      'API: `account` (acts for an account), `reservation` (for one reservation), `admin` (admin listener only).',
+      Type.Enum([...API_KEY_KINDS]),
+    ),
+    account: doc('API: the account it acts for (absent for admin keys).', Type.Optional(Type.String())),
+    reservation: doc(
+      'reconciler: `namespace/name` of the reservation (reservation keys).',
+      Type.Optional(Type.String()),
+    ),
+    sha256: doc(
+      'API: SHA-256 of the plaintext key, hex; compared in constant time.',
+      Type.String({ pattern: '^[0-9a-f]{64}$' }),
+    ),
+    prefix: doc(
+      'first characters of the plaintext, so people can tell keys apart.',
+      Type.String({ maxLength: 16 }),
+    ),
+    revoked: doc(
+      'reconciler: revoked keys answer 401 (reservation keys at expiry).',
+      Type.Boolean({ default: false }),
+    ),
+    expiresAt: doc('API: when the key stops working; absent: never.', Type.Optional(DateTime)),
   },
   { additionalProperties: false },
 );
 export type ApiKeySpec = Static<typeof ApiKeySpec>;
 
-export const ApiKeyStatus = Type.Object({ ...StatusBase, lastUsed: Type.Optional(DateTime) });
+export const ApiKeyStatus = Type.Object({
+  ...StatusBase,
+  lastUsed: doc('API: last time the key authenticated a request.', Type.Optional(DateTime)),
+});
 
 export const ApiKeySchema = resourceSchema('ApiKey', ApiKeySpec, ApiKeyStatus);
 export type ApiKey = Static<typeof ApiKeySchema>;

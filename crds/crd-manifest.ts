@@ -66,10 +66,10 @@ export function crdManifest(def: KindDefinition): JsonSchema {
     type: 'object',
     description: def.description,
     properties: {
-      apiVersion: { type: 'string' },
-      kind: { type: 'string' },
-      // Kubernetes owns metadata's schema; CRDs may not restate it.
-      metadata: { type: 'object' },
+      apiVersion: { type: 'string', description: props.apiVersion?.description },
+      kind: { type: 'string', description: props.kind?.description },
+      // Kubernetes owns metadata's schema; CRDs may not restate it (a description is allowed).
+      metadata: { type: 'object', description: props.metadata?.description },
       spec: toStructural(props.spec as JsonSchema),
       status: toStructural(props.status as JsonSchema),
     },

@@ -27,6 +27,20 @@ function structuralViolations(node: Node, path: string): string[] {
   return problems;
 }
 
+/** Paths of schema properties without a description (`kubectl explain` would say `<no description>`). */
+function undescribed(node: Node, path: string): string[] {
+  const missing: string[] = [];
+  for (const [k, v] of Object.entries((node.properties as Record<string, Node>) ?? {})) {
+    if (typeof v.description !== 'string' || v.description.trim() === '') missing.push(`${path}.${k}`);
+    missing.push(...undescribed(v, `${path}.${k}`));
+  }
+  if (node.items) missing.push(...undescribed(node.items as Node, `${path}[]`));
+  if (typeof node.additionalProperties === 'object') {
+    missing.push(...undescribed(node.additionalProperties as Node, `${path}{}`));
+  }
+  return missing;
+}
+
 describe('CRDs', () => {
   for (const def of KINDS) {
     it(`crds/${crdFileName(def)} is up to date with the ${def.kind} schema (run \`npm run crds\`)`, async () => {
@@ -43,6 +57,11 @@ describe('CRDs', () => {
       expect(version.subresources).toEqual({ status: {} });
       expect(version.additionalPrinterColumns.length).toBeGreaterThan(def.printerColumns.length - 1);
       expect(structuralViolations(version.schema.openAPIV3Schema, def.kind)).toEqual([]);
+    });
+
+    it(`every field of ${def.kind} has a description, so \`kubectl explain\` explains it`, async () => {
+      const crd = parse(await readFile(join(import.meta.dirname, crdFileName(def)), 'utf8'));
+      expect(undescribed(crd.spec.versions[0].schema.openAPIV3Schema, def.kind)).toEqual([]);
     });
   }
 

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { DateTime, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
+import { doc, DateTime, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
 
 /**
  * Namespace: the account. Name: `idem-` + SHA-256 of (environment, key), so the key itself never
@@ -7,31 +7,27 @@ import { DateTime, StatusBase, resourceSchema, type KindDefinition } from './met
  */
 export const IdempotencyRecordSpec = Type.Object(
   {
-    /** API: the key, at most 255 bytes. */
-    key: Type.String({ maxLength: 255 }),
-    method: Type.String(),
-    path: Type.String(),
-    /** API: SHA-256 of the exact request body. */
-    bodySha256: Type.String(),
-    /** API: reservation of the reservation key used, if any. */
-    reservation: Type.Optional(Type.String()),
-    /** API: server boot id; a restart releases in-flight records of earlier boots. */
-    bootId: Type.String(),
-    /** API: attempt deadline (10 min create, 25 min snapshot capture or restore). */
-    deadline: DateTime,
-    /** API: replay window end (24 h after the first request). */
-    expiresAt: DateTime,
+    key: doc('API: the key, at most 255 bytes.', Type.String({ maxLength: 255 })),
+    method: doc('API: HTTP method of the original request.', Type.String()),
+    path: doc('API: path of the original request.', Type.String()),
+    bodySha256: doc('API: SHA-256 of the exact request body.', Type.String()),
+    reservation: doc('API: reservation of the reservation key used, if any.', Type.Optional(Type.String())),
+    bootId: doc('API: server boot id; a restart releases in-flight records of earlier boots.', Type.String()),
+    deadline: doc('API: attempt deadline (10 min create, 25 min snapshot capture or restore).', DateTime),
+    expiresAt: doc('API: replay window end (24 h after the first request).', DateTime),
   },
   { additionalProperties: false },
 );
 
 export const IdempotencyRecordStatus = Type.Object({
   ...StatusBase,
-  phase: Type.Optional(Type.Enum(['in-flight', 'completed'])),
-  statusCode: Type.Optional(Type.Integer()),
-  /** API: the original response body (JSON text) and content type. */
-  body: Type.Optional(Type.String()),
-  contentType: Type.Optional(Type.String()),
+  phase: doc(
+    'API: `in-flight` while the original request runs, `completed` once its answer is stored.',
+    Type.Optional(Type.Enum(['in-flight', 'completed'])),
+  ),
+  statusCode: doc("API: the original response's status code.", Type.Optional(Type.Integer())),
+  body: doc('API: the original response body (JSON text) and content type.', Type.Optional(Type.String())),
+  contentType: doc("API: the original response's content type.", Type.Optional(Type.String())),
 });
 
 export const IdempotencyRecordSchema = resourceSchema(

@@ -3,6 +3,7 @@ import type { KindDefinition } from './meta.ts';
 import { AccountKind } from './account.ts';
 import { ApiKeyKind } from './api-key.ts';
 import { IdempotencyRecordKind } from './idempotency-record.ts';
+import { LeaseKind } from './lease.ts';
 import { MiniKind } from './mini.ts';
 import { RateKind } from './rate.ts';
 import { ReservationKind } from './reservation.ts';
@@ -15,6 +16,7 @@ export * from './meta.ts';
 export * from './account.ts';
 export * from './api-key.ts';
 export * from './idempotency-record.ts';
+export * from './lease.ts';
 export * from './mini.ts';
 export * from './rate.ts';
 export * from './reservation.ts';
@@ -37,8 +39,14 @@ export const KINDS: readonly KindDefinition[] = [
   IdempotencyRecordKind,
 ];
 
+/** Kubernetes' own kinds the store keeps too (not CRDs, not in `kubectl get sandbay`). */
+export const BUILTIN_KINDS: readonly KindDefinition[] = [LeaseKind];
+
+/** Every kind the store keeps. */
+export const STORE_KINDS: readonly KindDefinition[] = [...KINDS, ...BUILTIN_KINDS];
+
 const byAnyName = new Map<string, KindDefinition>();
-for (const k of KINDS) {
+for (const k of STORE_KINDS) {
   for (const n of [k.kind, k.plural, k.singular, ...k.shortNames]) byAnyName.set(n.toLowerCase(), k);
 }
 

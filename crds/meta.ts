@@ -9,6 +9,18 @@ export const API_VERSION = `${GROUP}/${VERSION}`;
 /** DNS-1123 subdomain, as Kubernetes requires for object names. */
 export const NAME_PATTERN = '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
 
+/**
+ * The schema with a description: what `kubectl explain` and the OpenAPI documents show for the
+ * field (kubebuilder takes these from doc comments; here the schema is the one source). A copy
+ * with every property descriptor, because TypeBox marks optional fields with a non-enumerable key
+ * a spread would drop.
+ */
+export function doc<T extends TSchema>(description: string, schema: T): T {
+  const copy = Object.create(Object.getPrototypeOf(schema), Object.getOwnPropertyDescriptors(schema)) as T;
+  (copy as { description?: string }).description = description;
+  return copy;
+}
+
 export const OwnerReference = Type.Object({
   apiVersion: Type.String(),
   kind: Type.String(),
@@ -37,18 +49,27 @@ export type ObjectMeta = Static<typeof ObjectMeta>;
 
 /** A condition as Kubernetes and Orchard use them; written by reconcilers only. */
 export const Condition = Type.Object({
-  type: Type.String(),
-  status: Type.Enum(['True', 'False', 'Unknown']),
-  reason: Type.Optional(Type.String()),
-  message: Type.Optional(Type.String()),
-  lastTransitionTime: Type.Optional(Type.String()),
+  type: doc('The aspect this condition reports (e.g. `Ready`, `Placed`).', Type.String()),
+  status: doc('`True`, `False` or `Unknown`.', Type.Enum(['True', 'False', 'Unknown'])),
+  reason: doc(
+    'A CamelCase code for the last transition (operator/conditions.ts).',
+    Type.Optional(Type.String()),
+  ),
+  message: doc('The last transition explained for people.', Type.Optional(Type.String())),
+  lastTransitionTime: doc('When `status` last changed (RFC 3339).', Type.Optional(Type.String())),
 });
 export type Condition = Static<typeof Condition>;
 
 /** Fields every status carries; written by reconcilers only. */
 export const StatusBase = {
-  observedGeneration: Type.Optional(Type.Integer()),
-  conditions: Type.Optional(Type.Array(Condition)),
+  observedGeneration: doc(
+    'reconciler: the `metadata.generation` of the spec this status describes.',
+    Type.Optional(Type.Integer()),
+  ),
+  conditions: doc(
+    "reconciler: the latest observations of the object's state.",
+    Type.Optional(Type.Array(Condition)),
+  ),
 };
 
 export type Scope = 'Cluster' | 'Namespaced';
@@ -72,6 +93,19 @@ export interface KindDefinition<S extends TSchema = TSchema> {
   printerColumns: PrinterColumn[];
   /** Kinds holding secrets or internal bookkeeping are not shown by `get -o wide` columns beyond these. */
   description: string;
+  /** Kubernetes' own kinds the store also keeps (Lease) name their group/version; default sandbay's. */
+  apiVersion?: string;
+}
+
+/** The `group/version` a kind is served at. */
+export function apiVersionOf(def: KindDefinition): string {
+  return def.apiVersion ?? API_VERSION;
+}
+
+/** The API group and version of a kind, apart. */
+export function groupVersionOf(def: KindDefinition): { group: string; version: string } {
+  const [group = GROUP, version = VERSION] = apiVersionOf(def).split('/');
+  return { group, version };
 }
 
 /** Builds the object schema of a kind from its spec and status schemas. */
@@ -82,11 +116,20 @@ export function resourceSchema<Spec extends TSchema, Status extends TSchema>(
 ) {
   return Type.Object(
     {
-      apiVersion: Type.Literal(API_VERSION),
-      kind: Type.Literal(kind),
-      metadata: ObjectMeta,
-      spec,
-      status: Type.Optional(status),
+      apiVersion: doc(`Always \`${API_VERSION}\`.`, Type.Literal(API_VERSION)),
+      kind: doc(`Always \`${kind}\`.`, Type.Literal(kind)),
+      metadata: doc(
+        'Standard object metadata: name, namespace, labels, annotations, finalizers, owners; the rest is set by the store.',
+        ObjectMeta,
+      ),
+      spec: doc(
+        `What is wanted of this ${kind}: written by users (API, CLI, kubectl), read by reconcilers.`,
+        spec,
+      ),
+      status: doc(
+        `What the reconcilers observed of this ${kind}: written only by them, through the status subresource.`,
+        Type.Optional(status),
+      ),
     },
     { additionalProperties: false },
   );

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import {
+  doc,
   DateTime,
   DRIVERS,
   MacModelSchema,
@@ -9,34 +10,45 @@ import {
   type KindDefinition,
 } from './meta.ts';
 
+export const MINI_PHASES = ['pending', 'available', 'reserved', 'down'] as const;
+
 /** One VM size a Mac keeps warm, as the spec's model/layout table gives it. */
 export const WarmSlot = Type.Object({
-  cpu: Type.Integer({ minimum: 1 }),
-  memoryGiB: Type.Integer({ minimum: 1 }),
-  image: Type.String(),
-  diskGiB: Type.Integer({ minimum: 1 }),
+  cpu: doc('vCPUs of the warm VM.', Type.Integer({ minimum: 1 })),
+  memoryGiB: doc('Memory of the warm VM, in GiB.', Type.Integer({ minimum: 1 })),
+  image: doc('Guest image the warm VM is cloned from.', Type.String()),
+  diskGiB: doc('Disk size of that image, in GiB.', Type.Integer({ minimum: 1 })),
 });
 export type WarmSlot = Static<typeof WarmSlot>;
 
 export const HostImage = Type.Object({
-  name: Type.String(),
-  diskGiB: Type.Integer({ minimum: 1 }),
+  name: doc("Image name, as a create's `image` or a snapshot's base names it.", Type.String()),
+  diskGiB: doc(
+    "The image's disk size, in GiB (a sandbox's `disk_gib` must equal it).",
+    Type.Integer({ minimum: 1 }),
+  ),
 });
 
 export const MiniSpec = Type.Object(
   {
-    /** user (operator/Pulumi): the Mac's address; for the linux driver, 127.0.0.1. */
-    address: Type.String({ minLength: 1 }),
-    /** user: the hardware model; decides capacity and warm profiles. */
-    model: MacModelSchema,
-    /** user: which host driver reaches this Mac. */
-    driver: Type.Enum([...DRIVERS]),
-    /** user: name of the secret (SSH user and key) the tart driver logs in with. */
-    credentialsRef: Type.Optional(Type.String()),
-    /** user: false keeps new reservations off this Mac (maintenance). */
-    schedulable: Type.Boolean({ default: true }),
-    /** user: layout used while no reservation sets one (the local linux Mac: `split` unless configured). */
-    defaultLayout: Type.Optional(VmLayoutSchema),
+    address: doc(
+      "user (operator/Pulumi): the Mac's address; for the linux driver, 127.0.0.1.",
+      Type.String({ minLength: 1 }),
+    ),
+    model: doc('user: the hardware model; decides capacity and warm profiles.', MacModelSchema),
+    driver: doc('user: which host driver reaches this Mac.', Type.Enum([...DRIVERS])),
+    credentialsRef: doc(
+      'user: name of the secret (SSH user and key) the tart driver logs in with.',
+      Type.Optional(Type.String()),
+    ),
+    schedulable: doc(
+      'user: false keeps new reservations off this Mac (maintenance).',
+      Type.Boolean({ default: true }),
+    ),
+    defaultLayout: doc(
+      'user: layout used while no reservation sets one (the local linux Mac: `split` unless configured).',
+      Type.Optional(VmLayoutSchema),
+    ),
   },
   { additionalProperties: false },
 );
@@ -44,22 +56,34 @@ export type MiniSpec = Static<typeof MiniSpec>;
 
 export const MiniStatus = Type.Object({
   ...StatusBase,
-  /** reconciler: `available` (no reservation), `reserved`, `down` (host unreachable). */
-  phase: Type.Optional(Type.Enum(['pending', 'available', 'reserved', 'down'])),
-  /** reconciler: what the host reports. */
-  capacity: Type.Optional(
-    Type.Object({ cores: Type.Integer(), memoryGiB: Type.Integer(), diskGiB: Type.Integer() }),
+  phase: doc(
+    'reconciler: `available` (no reservation), `reserved`, `down` (host unreachable).',
+    Type.Optional(Type.Enum([...MINI_PHASES])),
   ),
-  /** reconciler: images present on the host with their disk sizes. */
-  images: Type.Optional(Type.Array(HostImage)),
-  /** reconciler: `namespace/name` of the reservation holding this Mac. */
-  reservation: Type.Optional(Type.String()),
-  /** reconciler: the layout in force on this Mac. */
-  layout: Type.Optional(VmLayoutSchema),
-  /** reconciler: the warm VM sizes this Mac keeps (kept from earlier profiles until the Mac is idle). */
-  warmProfile: Type.Optional(Type.Array(WarmSlot)),
-  /** reconciler: last time the host answered. */
-  heartbeat: Type.Optional(DateTime),
+  capacity: doc(
+    'reconciler: what the host reports.',
+    Type.Optional(
+      Type.Object({
+        cores: doc('CPU cores of the host.', Type.Integer()),
+        memoryGiB: doc('Memory of the host, in GiB.', Type.Integer()),
+        diskGiB: doc('Disk of the host, in GiB.', Type.Integer()),
+      }),
+    ),
+  ),
+  images: doc(
+    'reconciler: images present on the host with their disk sizes.',
+    Type.Optional(Type.Array(HostImage)),
+  ),
+  reservation: doc(
+    'reconciler: `namespace/name` of the reservation holding this Mac.',
+    Type.Optional(Type.String()),
+  ),
+  layout: doc('reconciler: the layout in force on this Mac.', Type.Optional(VmLayoutSchema)),
+  warmProfile: doc(
+    'reconciler: the warm VM sizes this Mac keeps (kept from earlier profiles until the Mac is idle).',
+    Type.Optional(Type.Array(WarmSlot)),
+  ),
+  heartbeat: doc('reconciler: last time the host answered.', Type.Optional(DateTime)),
 });
 export type MiniStatus = Static<typeof MiniStatus>;
 

@@ -1,12 +1,14 @@
 import Type, { type Static } from 'typebox';
-import { MacModelSchema, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
+import { doc, MacModelSchema, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
 
 /** Cluster-scoped. Name: the Mac model. Operator configuration, seeded from `config/rates.yaml`. */
 export const RateSpec = Type.Object(
   {
-    macModel: MacModelSchema,
-    /** user (operator): price of one Mac for one hour, in cents. */
-    centsPerHour: Type.Integer({ minimum: 0 }),
+    macModel: doc('user (operator): the Mac model this price is for.', MacModelSchema),
+    centsPerHour: doc(
+      'user (operator): price of one Mac for one hour, in cents.',
+      Type.Integer({ minimum: 0 }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import {
+  doc,
   DateTime,
   MacModelSchema,
   StatusBase,
@@ -17,16 +18,14 @@ export const MIN_RESERVATION_HOURS = 24;
 /** Namespace: the account. */
 export const ReservationSpec = Type.Object(
   {
-    /** user: length in hours; edits may only add hours. */
-    hours: Type.Integer({ minimum: MIN_RESERVATION_HOURS, maximum: 24 * 366 }),
-    /** user: number of Macs. */
-    miniCount: Type.Integer({ minimum: 1, maximum: 1000 }),
-    /** user: hardware model (default m4). */
-    macModel: MacModelSchema,
-    /** user: warm layout (default split); a change needs all sandboxes stopped. */
-    vmLayout: VmLayoutSchema,
-    /** user: true cancels a pending reservation (refunded). */
-    cancelled: Type.Optional(Type.Boolean()),
+    hours: doc(
+      'user: length in hours; edits may only add hours.',
+      Type.Integer({ minimum: MIN_RESERVATION_HOURS, maximum: 24 * 366 }),
+    ),
+    miniCount: doc('user: number of Macs.', Type.Integer({ minimum: 1, maximum: 1000 })),
+    macModel: doc('user: hardware model (default m4).', MacModelSchema),
+    vmLayout: doc('user: warm layout (default split); a change needs all sandboxes stopped.', VmLayoutSchema),
+    cancelled: doc('user: true cancels a pending reservation (refunded).', Type.Optional(Type.Boolean())),
   },
   { additionalProperties: false },
 );
@@ -34,22 +33,35 @@ export type ReservationSpec = Static<typeof ReservationSpec>;
 
 export const ReservationStatus = Type.Object({
   ...StatusBase,
-  phase: Type.Optional(Type.Enum([...RESERVATION_PHASES])),
-  startAt: Type.Optional(DateTime),
-  endAt: Type.Optional(DateTime),
-  /** reconciler: names and addresses of the bound Minis. */
-  minis: Type.Optional(Type.Array(Type.String())),
-  miniIps: Type.Optional(Type.Array(Type.String())),
-  /** API: hourly rate per Mac at purchase, kept through later edits. */
-  rateCents: Type.Optional(Type.Integer({ minimum: 0 })),
-  /** API: hours paid for so far (edits pay only the difference). */
-  paidHours: Type.Optional(Type.Integer({ minimum: 0 })),
-  totalCents: Type.Optional(Type.Integer({ minimum: 0 })),
-  /** reconciler: layout in force on the Macs. */
-  layout: Type.Optional(VmLayoutSchema),
-  /** reconciler: name of the ApiKey holding the reservation key's hash. */
-  keyRef: Type.Optional(Type.String()),
-  message: Type.Optional(Type.String()),
+  phase: doc(
+    'reconciler: `pending` (waiting for Macs), `active`, `completing` (end_at passed, cleanup running), `completed`, `cancelled`.',
+    Type.Optional(Type.Enum([...RESERVATION_PHASES])),
+  ),
+  startAt: doc('reconciler: when the reservation became active.', Type.Optional(DateTime)),
+  endAt: doc('reconciler: when it ends: start plus the paid hours.', Type.Optional(DateTime)),
+  minis: doc('reconciler: names and addresses of the bound Minis.', Type.Optional(Type.Array(Type.String()))),
+  miniIps: doc(
+    'reconciler: addresses of the bound Minis, in the order of `minis`.',
+    Type.Optional(Type.Array(Type.String())),
+  ),
+  rateCents: doc(
+    'API: hourly rate per Mac at purchase, kept through later edits.',
+    Type.Optional(Type.Integer({ minimum: 0 })),
+  ),
+  paidHours: doc(
+    'API: hours paid for so far (edits pay only the difference).',
+    Type.Optional(Type.Integer({ minimum: 0 })),
+  ),
+  totalCents: doc(
+    'API: everything charged for this reservation so far, in cents.',
+    Type.Optional(Type.Integer({ minimum: 0 })),
+  ),
+  layout: doc('reconciler: layout in force on the Macs.', Type.Optional(VmLayoutSchema)),
+  keyRef: doc(
+    "reconciler: name of the ApiKey holding the reservation key's hash.",
+    Type.Optional(Type.String()),
+  ),
+  message: doc('reconciler: why the reservation is in its phase, for people.', Type.Optional(Type.String())),
 });
 export type ReservationStatus = Static<typeof ReservationStatus>;
 

@@ -1,7 +1,13 @@
 import Type, { type Static } from 'typebox';
-import { DateTime, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
+import { doc, DateTime, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
 
-export const SANDBOX_ID_PATTERN = '^sb-[0-9a-f]{32}$';
+/**
+ * A sandbox id: `sb-` and 32 hex digits (128 random bits, api/services/sandboxes.ts). The one
+ * definition: schemas take the pattern, routes and proxies the RegExp, paths compose the body.
+ */
+export const SANDBOX_ID_BODY = 'sb-[0-9a-f]{32}';
+export const SANDBOX_ID_PATTERN = `^${SANDBOX_ID_BODY}$`;
+export const SANDBOX_ID = new RegExp(SANDBOX_ID_PATTERN);
 export const SANDBOX_PHASES = ['pending', 'booting', 'running', 'completing', 'failed'] as const;
 export type SandboxPhase = (typeof SANDBOX_PHASES)[number];
 
@@ -12,16 +18,27 @@ export const MIN_MEMORY_GIB = 4;
 /** Namespace: the account. Name: the sandbox id (`sb-` + 32 hex). */
 export const SandboxSpec = Type.Object(
   {
-    /** API: the reservation (inferred when the account has exactly one active one). */
-    reservation: Type.String({ minLength: 1 }),
-    /** user: size; omitted fields take the model/layout warm size. */
-    cpu: Type.Optional(Type.Integer({ minimum: MIN_CPU })),
-    memoryGiB: Type.Optional(Type.Integer({ minimum: MIN_MEMORY_GIB })),
-    diskGiB: Type.Optional(Type.Integer({ minimum: 1 })),
-    /** user: snapshot version to restore. */
-    snapshot: Type.Optional(Type.String()),
-    /** user: true opts into the idle reaper (about 2 minutes without activity). */
-    ephemeral: Type.Boolean({ default: false }),
+    reservation: doc(
+      'API: the reservation (inferred when the account has exactly one active one).',
+      Type.String({ minLength: 1 }),
+    ),
+    cpu: doc(
+      'user: size; omitted fields take the model/layout warm size.',
+      Type.Optional(Type.Integer({ minimum: MIN_CPU })),
+    ),
+    memoryGiB: doc(
+      "user: memory in GiB (at least 4; default: the warm size of the reservation's layout).",
+      Type.Optional(Type.Integer({ minimum: MIN_MEMORY_GIB })),
+    ),
+    diskGiB: doc(
+      "user: disk in GiB; must equal the image's disk size (disks are not resized).",
+      Type.Optional(Type.Integer({ minimum: 1 })),
+    ),
+    snapshot: doc('user: snapshot version to restore.', Type.Optional(Type.String())),
+    ephemeral: doc(
+      'user: true opts into the idle reaper (about 2 minutes without activity).',
+      Type.Boolean({ default: false }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -29,19 +46,34 @@ export type SandboxSpec = Static<typeof SandboxSpec>;
 
 export const SandboxStatus = Type.Object({
   ...StatusBase,
-  phase: Type.Optional(Type.Enum([...SANDBOX_PHASES])),
-  boot: Type.Optional(Type.Enum(['warm', 'cold'])),
-  vm: Type.Optional(Type.String()),
-  mini: Type.Optional(Type.String()),
-  vmIp: Type.Optional(Type.String()),
-  /** reconciler: the size the sandbox actually got (M5 Pro split: 7 or 8). */
-  cpu: Type.Optional(Type.Integer()),
-  memoryGiB: Type.Optional(Type.Integer()),
-  /** API/reconciler: last HTTP request, SSH session or VNC connection. */
-  lastActive: Type.Optional(DateTime),
-  /** reconciler: a spec error code (`insufficient_capacity`, …) or failure reason. */
-  reason: Type.Optional(Type.String()),
-  message: Type.Optional(Type.String()),
+  phase: doc(
+    'reconciler: `pending` (not placed yet), `booting`, `running`, `completing` (reservation ended, cleanup running), `failed`.',
+    Type.Optional(Type.Enum([...SANDBOX_PHASES])),
+  ),
+  boot: doc(
+    'reconciler: `warm` (a warm VM from the pool) or `cold` (a VM cloned and booted for it).',
+    Type.Optional(Type.Enum(['warm', 'cold'])),
+  ),
+  vm: doc('reconciler: name of the VM resource the sandbox runs on.', Type.Optional(Type.String())),
+  mini: doc('reconciler: name of the Mini that VM lives on.', Type.Optional(Type.String())),
+  vmIp: doc(
+    "reconciler: the VM's address (what the API's proxies connect to).",
+    Type.Optional(Type.String()),
+  ),
+  cpu: doc(
+    'reconciler: the size the sandbox actually got (M5 Pro split: 7 or 8).',
+    Type.Optional(Type.Integer()),
+  ),
+  memoryGiB: doc('reconciler: memory the sandbox actually has, in GiB.', Type.Optional(Type.Integer())),
+  lastActive: doc(
+    'API/reconciler: last HTTP request, SSH session or VNC connection.',
+    Type.Optional(DateTime),
+  ),
+  reason: doc(
+    'reconciler: a spec error code (`insufficient_capacity`, …) or failure reason.',
+    Type.Optional(Type.String()),
+  ),
+  message: doc('reconciler: what went wrong, for people, when `failed`.', Type.Optional(Type.String())),
 });
 export type SandboxStatus = Static<typeof SandboxStatus>;
 

@@ -1,36 +1,54 @@
 import Type, { type Static } from 'typebox';
-import { StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
+import { doc, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
 import { Artifact } from './snapshot.ts';
 
 /** One recorded action: the tool call and the screenshot observed after it. */
 export const TrajectoryStep = Type.Object({
-  index: Type.Integer({ minimum: 0 }),
-  at: Type.String(),
-  function: Type.String(),
-  args: Type.Record(Type.String(), Type.Unknown()),
-  screenshot: Type.Optional(Artifact),
+  index: doc('Position of the step in the trajectory, from 0.', Type.Integer({ minimum: 0 })),
+  at: doc('When the action ran (RFC 3339).', Type.String()),
+  function: doc('The tool called: the API operation (e.g. `click`, `type_text`).', Type.String()),
+  args: doc("The call's arguments as the API received them.", Type.Record(Type.String(), Type.Unknown())),
+  screenshot: doc(
+    'The screenshot observed after the step (a PNG in the blob store).',
+    Type.Optional(Artifact),
+  ),
 });
 
 /** Namespace: the account. A recorded demonstration (trajectory) and what is needed to replay it. */
 export const TaskSpec = Type.Object(
   {
-    /** user: what the demonstrator was asked to do. */
-    instruction: Type.String(),
-    category: Type.Optional(Type.String()),
-    /** user: shell script run before recording (and before replay). */
-    setupScript: Type.Optional(Type.String()),
-    /** user: shell script whose exit code 0 means success (reward 1). */
-    grader: Type.Optional(Type.String()),
+    instruction: doc('user: what the demonstrator was asked to do.', Type.String()),
+    category: doc('user: a grouping for people (e.g. `browser`, `office`).', Type.Optional(Type.String())),
+    setupScript: doc(
+      'user: shell script run before recording (and before replay).',
+      Type.Optional(Type.String()),
+    ),
+    grader: doc(
+      'user: shell script whose exit code 0 means success (reward 1).',
+      Type.Optional(Type.String()),
+    ),
   },
   { additionalProperties: false },
 );
 
 export const TaskStatus = Type.Object({
   ...StatusBase,
-  phase: Type.Optional(Type.Enum(['recording', 'saved', 'finalizing', 'ready', 'failed'])),
-  steps: Type.Optional(Type.Array(TrajectoryStep)),
-  recording: Type.Optional(Artifact),
-  appState: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  phase: doc(
+    'API/reconciler: `recording`, `saved`, `finalizing` (recording being closed), `ready`, `failed`.',
+    Type.Optional(Type.Enum(['recording', 'saved', 'finalizing', 'ready', 'failed'])),
+  ),
+  steps: doc(
+    'API: the recorded actions with their screenshots, in order.',
+    Type.Optional(Type.Array(TrajectoryStep)),
+  ),
+  recording: doc(
+    'reconciler: the screen recording (MP4) of the session, once finalized.',
+    Type.Optional(Artifact),
+  ),
+  appState: doc(
+    'API: application state captured at save, for graders.',
+    Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  ),
 });
 
 export const TaskSchema = resourceSchema('Task', TaskSpec, TaskStatus);
@@ -53,21 +71,22 @@ export const TaskKind: KindDefinition = {
 /** Namespace: the account. A replay of a task on a fresh sandbox. */
 export const ReplaySpec = Type.Object(
   {
-    /** user: the task to replay. */
-    task: Type.String({ minLength: 1 }),
-    /** API: the reservation whose Macs run it. */
-    reservation: Type.String({ minLength: 1 }),
+    task: doc('user: the task to replay.', Type.String({ minLength: 1 })),
+    reservation: doc('API: the reservation whose Macs run it.', Type.String({ minLength: 1 })),
   },
   { additionalProperties: false },
 );
 
 export const ReplayStatus = Type.Object({
   ...StatusBase,
-  phase: Type.Optional(Type.Enum(['pending', 'running', 'completed', 'failed'])),
-  sandbox: Type.Optional(Type.String()),
-  stepsDone: Type.Optional(Type.Integer()),
-  reward: Type.Optional(Type.Number()),
-  message: Type.Optional(Type.String()),
+  phase: doc(
+    'reconciler: `pending`, `running`, `completed`, `failed`.',
+    Type.Optional(Type.Enum(['pending', 'running', 'completed', 'failed'])),
+  ),
+  sandbox: doc('reconciler: the sandbox the replay runs in.', Type.Optional(Type.String())),
+  stepsDone: doc('reconciler: recorded actions replayed so far.', Type.Optional(Type.Integer())),
+  reward: doc("reconciler: the grader's result (0 to 1), once completed.", Type.Optional(Type.Number())),
+  message: doc('reconciler: why the replay failed, for people.', Type.Optional(Type.String())),
 });
 
 export const ReplaySchema = resourceSchema('Replay', ReplaySpec, ReplayStatus);

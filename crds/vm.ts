@@ -1,28 +1,28 @@
 import Type, { type Static } from 'typebox';
-import { DateTime, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
+import { doc, DateTime, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
 
 export const VM_PHASES = ['cloning', 'warm', 'occupied', 'stopped', 'down'] as const;
 export type VmPhase = (typeof VM_PHASES)[number];
 
 export const VMSpec = Type.Object(
   {
-    /** reconciler (pool): the Mini this VM lives on. */
-    mini: Type.String({ minLength: 1 }),
-    /** reconciler: slot index on the Mini (0 or 1); decides e.g. the 8 vs 7 vCPU M5 Pro slot. */
-    slot: Type.Integer({ minimum: 0 }),
-    /** reconciler: vCPUs and memory the VM is sized to. */
-    cpu: Type.Integer({ minimum: 1 }),
-    memoryGiB: Type.Integer({ minimum: 1 }),
-    /** reconciler: the image the VM was cloned from and its disk size. */
-    image: Type.String(),
-    diskGiB: Type.Integer({ minimum: 1 }),
-    /**
-     * scheduler: `namespace/name` of the sandbox that claimed this VM. Set by a conditional write
-     * (resourceVersion precondition) so that two creates can never claim one VM.
-     */
-    sandbox: Type.Optional(Type.String()),
-    /** scheduler: snapshot version to apply before boot (restore). */
-    snapshot: Type.Optional(Type.String()),
+    mini: doc('reconciler (pool): the Mini this VM lives on.', Type.String({ minLength: 1 })),
+    slot: doc(
+      'reconciler: slot index on the Mini (0 or 1); decides e.g. the 8 vs 7 vCPU M5 Pro slot.',
+      Type.Integer({ minimum: 0 }),
+    ),
+    cpu: doc('reconciler: vCPUs and memory the VM is sized to.', Type.Integer({ minimum: 1 })),
+    memoryGiB: doc('reconciler: memory the VM is sized to, in GiB.', Type.Integer({ minimum: 1 })),
+    image: doc('reconciler: the image the VM was cloned from and its disk size.', Type.String()),
+    diskGiB: doc('reconciler: disk size of the image, in GiB.', Type.Integer({ minimum: 1 })),
+    sandbox: doc(
+      'scheduler: `namespace/name` of the sandbox that claimed this VM. Set by a conditional write (resourceVersion precondition) so that two creates can never claim one VM.',
+      Type.Optional(Type.String()),
+    ),
+    snapshot: doc(
+      'scheduler: snapshot version to apply before boot (restore).',
+      Type.Optional(Type.String()),
+    ),
   },
   { additionalProperties: false },
 );
@@ -30,16 +30,19 @@ export type VMSpec = Static<typeof VMSpec>;
 
 export const VMStatus = Type.Object({
   ...StatusBase,
-  phase: Type.Optional(Type.Enum([...VM_PHASES])),
-  /** reconciler: the VM's name on the host. */
-  vmName: Type.Optional(Type.String()),
-  vmIp: Type.Optional(Type.String()),
-  /** reconciler: `namespace/name` of the sandbox running on it. */
-  sandbox: Type.Optional(Type.String()),
-  lastActive: Type.Optional(DateTime),
-  /** reconciler: the size the VM actually runs at (after a resize). */
-  cpu: Type.Optional(Type.Integer()),
-  memoryGiB: Type.Optional(Type.Integer()),
+  phase: doc(
+    'reconciler: `cloning`, `warm` (ready in the pool), `occupied` (a sandbox runs on it), `stopped` (kept aside to make room, the next sandbox boots from it), `down`.',
+    Type.Optional(Type.Enum([...VM_PHASES])),
+  ),
+  vmName: doc("reconciler: the VM's name on the host.", Type.Optional(Type.String())),
+  vmIp: doc("reconciler: the VM's address as the host reports it.", Type.Optional(Type.String())),
+  sandbox: doc('reconciler: `namespace/name` of the sandbox running on it.', Type.Optional(Type.String())),
+  lastActive: doc(
+    "reconciler: last activity seen on the VM (the sandbox's `lastActive` is the one the API keeps).",
+    Type.Optional(DateTime),
+  ),
+  cpu: doc('reconciler: the size the VM actually runs at (after a resize).', Type.Optional(Type.Integer())),
+  memoryGiB: doc('reconciler: memory the running VM actually has, in GiB.', Type.Optional(Type.Integer())),
 });
 export type VMStatus = Static<typeof VMStatus>;
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import sqlite3 from 'sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AnyResource } from '../crds/index.ts';
 import { runStoreConformance } from './conformance.ts';
@@ -40,13 +40,14 @@ const task = (name: string, instruction = 'do it'): AnyResource => ({
 });
 
 /** Counts the rows of the events table with a connection of its own. */
-async function countEvents(file: string): Promise<number> {
-  const db = new sqlite3.Database(file);
-  const rows = await new Promise<{ n: number }[]>((resolve, reject) =>
-    db.all<{ n: number }>('SELECT count(*) AS n FROM events', (err, r) => (err ? reject(err) : resolve(r))),
-  );
-  await new Promise<void>((resolve) => db.close(() => resolve()));
-  return rows[0]?.n ?? -1;
+function countEvents(file: string): number {
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const [row] = db.prepare('SELECT count(*) AS n FROM events').all() as { n: number }[];
+    return row?.n ?? -1;
+  } finally {
+    db.close();
+  }
 }
 
 async function waitFor(predicate: () => boolean, what: string): Promise<void> {
@@ -98,7 +99,7 @@ describe('sqlite store', () => {
     const store = await open({ file, history: { maxEvents: 10 } });
     const first = await store.create(task('t-0'));
     for (let i = 1; i < 40; i++) await store.create(task(`t-${i}`));
-    expect(await countEvents(file)).toBeLessThanOrEqual(11);
+    expect(countEvents(file)).toBeLessThanOrEqual(11);
     const expired = store.watch(
       'Task',
       { resourceVersion: first.metadata.resourceVersion as string },
@@ -119,7 +120,7 @@ describe('sqlite store', () => {
     await store.create(task('old-2'));
     clock += 120_000;
     await store.create(task('new'));
-    expect(await countEvents(file)).toBe(1);
+    expect(countEvents(file)).toBe(1);
     const w = store.watch('Task', { resourceVersion: old.metadata.resourceVersion as string }, () => {});
     expect(isStoreError(await w.done, 'Expired')).toBe(true);
     expect(
@@ -181,6 +182,12 @@ describe('sqlite store', () => {
     await expect(a.create(task('taken'))).rejects.toMatchObject({ code: 'AlreadyExists' });
     const fresh = await a.create(task('fresh'));
     expect(Number(fresh.metadata.resourceVersion)).toBe(3);
+  });
+
+  it('rejects an open it cannot do (a missing directory) with the SQLite error', async () => {
+    await expect(openSqliteStore({ file: join(tempFile(), 'missing', 'store.sqlite') })).rejects.toThrow(
+      /unable to open database file/,
+    );
   });
 
   it('ends watches on close and refuses calls afterwards', async () => {

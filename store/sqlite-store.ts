@@ -1,8 +1,12 @@
-// The embedded store: the Store interface on one SQLite file (WAL), through the async `sqlite3`.
+// The embedded store: the Store interface on one SQLite file (WAL), through Node's built-in
+// `node:sqlite`.
 //
-// Two connections: writes go through one connection in group-committed BEGIN IMMEDIATE
-// transactions (sqlite/write-queue.ts); gets, lists and watch history read through another,
-// which in WAL mode always sees the last commit and never waits for a writer.
+// Two connections: writes go through one connection, in a worker thread, in group-committed
+// BEGIN IMMEDIATE transactions (sqlite/write-queue.ts, sqlite/worker-connection.ts); gets, lists
+// and watch history read through another on the calling thread, which in WAL mode always sees
+// the last commit and never waits for a writer. The writer is in a worker because its calls
+// block (fsync at COMMIT, the busy wait for another process's lock) and because batches gather
+// while one is in flight: run inline, a loop of writes would never yield to the event loop.
 //
 // Durability: synchronous=FULL by default. In WAL mode NORMAL is enough to survive `kill -9` of
 // the process: COMMIT has written the transaction's WAL frames to the OS before it returns, and
@@ -13,7 +17,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyResource, KindDefinition } from '../crds/index.ts';
 import { parseLabelSelector } from './label-selector.ts';
-import { Connection, type Durability } from './sqlite/connection.ts';
+import { inlineConnection, type Durability } from './sqlite/connection.ts';
+import { workerConnection } from './sqlite/worker-connection.ts';
 import { create, patch, prepareCreate, remove, replace, type OpContext } from './sqlite/operations.ts';
 import { migrate } from './sqlite/schema.ts';
 import type { RowKey, WriteTransaction } from './sqlite/transaction.ts';
@@ -59,9 +64,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   };
   const now = options.now ?? Date.now;
   const history: HistoryPolicy = { maxEvents: 10_000, ...options.history };
-  const writer = await Connection.open(options.file, durability);
+  const writer = await workerConnection(options.file, durability);
   await migrate(writer);
-  const reader = await Connection.open(options.file, durability);
+  const reader = inlineConnection(options.file, durability);
   await reader.exec('PRAGMA query_only = 1');
   const [head] = await reader.all<{ rv: number | null }>('SELECT max(rv) AS rv FROM events');
   const hub = new WatchHub(reader, head?.rv ?? 0, options.pollIntervalMs ?? 100);

@@ -85,7 +85,17 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export type StoreErrorCode = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Invalid' | 'Expired' | 'BadRequest';
+export type StoreErrorCode =
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Invalid'
+  | 'Expired'
+  | 'BadRequest'
+  // Only a remote store (Kubernetes) fails these ways: credentials refused, RBAC refused, server down.
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'Unavailable';
 
 const HTTP_STATUS: Record<StoreErrorCode, number> = {
   NotFound: 404,
@@ -94,6 +104,9 @@ const HTTP_STATUS: Record<StoreErrorCode, number> = {
   Invalid: 422,
   Expired: 410,
   BadRequest: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  Unavailable: 503,
 };
 
 /** A store failure with a Kubernetes `Status` reason and HTTP status. */

@@ -3,7 +3,7 @@
 // offending field so that callers can show it as is (`spec.cpu: must be >= 2`).
 import { Compile, type Validator } from 'typebox/compile';
 import Value from 'typebox/value';
-import { KINDS, findKind, type AnyResource, type KindDefinition } from '../crds/index.ts';
+import { STORE_KINDS, findKind, type AnyResource, type KindDefinition } from '../crds/index.ts';
 import { isLabelKey, isLabelValue } from './label-selector.ts';
 import { StoreError } from './store.ts';
 
@@ -12,7 +12,7 @@ export interface FieldError {
   message: string;
 }
 
-const validators = new Map<string, Validator>(KINDS.map((k) => [k.kind, Compile(k.schema)]));
+const validators = new Map<string, Validator>(STORE_KINDS.map((k) => [k.kind, Compile(k.schema)]));
 
 /** DNS-1123 label, what Kubernetes requires of a namespace. */
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

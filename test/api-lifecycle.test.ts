@@ -2,11 +2,10 @@
 // lifecycle, capacity refusals, snapshots, viewer tokens, and the system endpoints.
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Reservation, Sandbox } from '../crds/index.ts';
+import { SANDBOX_ID as SB_ID, type Mini, type Reservation, type Sandbox } from '../crds/index.ts';
 import { buildAdminRoutes } from '../api/app.ts';
 import { resourceCounts, seedAccount, startApiStack, waitFor, type ApiStack } from './api-harness.ts';
 
-const SB_ID = /^sb-[0-9a-f]{32}$/;
 let s: ApiStack;
 let acme: string;
 let other: string;
@@ -194,6 +193,23 @@ describe('sandboxes', () => {
     expect([disk.statusCode, disk.json().error]).toEqual([422, 'invalid_disk_size']);
   });
 
+  it('answers a size below 2 vCPU / 4 GiB or not whole with 422 invalid_size, before the reservation', async () => {
+    const { key } = await accountWithReservation('size-co');
+    const noReservation = await seedAccount(s.f.store, 'size-none-co', 100_000_000);
+    for (const [k, body] of [
+      [key, { cpu: 1 }],
+      [key, { cpu: 2.5 }],
+      [key, { cpu: 0 }],
+      [key, { memory_gib: 3 }],
+      [noReservation, { cpu: 1 }],
+    ] as const) {
+      const r = await s.call(k, 'POST', '/v1/sandboxes', body);
+      expect([r.statusCode, r.json().error], JSON.stringify(body)).toEqual([422, 'invalid_size']);
+    }
+    const text = await s.call(key, 'POST', '/v1/sandboxes', { cpu: 'two' });
+    expect([text.statusCode, text.json().error]).toEqual([400, 'invalid_request']);
+  });
+
   it('infers the only active reservation, asks for reservation_id with two, and says when there is none', async () => {
     const none = await seedAccount(s.f.store, 'none-co');
     const r0 = await s.call(none, 'POST', '/v1/sandboxes', {});
@@ -266,6 +282,14 @@ describe('sandboxes', () => {
 });
 
 describe('snapshots', () => {
+  it('answers a failed capture with 502 snapshot_capture_failed', async () => {
+    const { key } = await accountWithReservation('snap-fail-co');
+    const sb = (await s.call(key, 'POST', '/v1/sandboxes', {})).json().sandbox_id;
+    s.f.sim.failNext('exportDelta');
+    const r = await s.call(key, 'POST', `/v1/sandboxes/${sb}/snapshots`, { name: 'doomed' });
+    expect([r.statusCode, r.json().error]).toEqual([502, 'snapshot_capture_failed']);
+  });
+
   it('captures a named snapshot (201, ready), lists it, and restores a sandbox from it', async () => {
     const { key } = await accountWithReservation('snap-co');
     const sb = (await s.call(key, 'POST', '/v1/sandboxes', {})).json().sandbox_id;
@@ -296,6 +320,34 @@ describe('snapshots', () => {
     const missing = await s.call(key, 'POST', '/v1/sandboxes', { snapshot: 'snap-nope' });
     expect([missing.statusCode, missing.json().error]).toEqual([404, 'snapshot_not_found']);
     expect((await s.call(key, 'DELETE', `/v1/snapshots/${snap.version}`)).statusCode).toBe(204);
+  });
+});
+
+describe('platforms', () => {
+  it('counts a Mac being deleted as no longer free to reserve', async () => {
+    const key = await seedAccount(s.f.store, 'plat-co', 100_000_000);
+    const free = async () =>
+      (await s.call(key, 'GET', '/v1/platforms'))
+        .json()
+        .models.find((m: { mac_model: string }) => m.mac_model === 'm4').available_minis as number;
+    // A Mac of this test's own, held in `deleting` by a finalizer of the test's own.
+    await s.f.addMini({ name: 'mini-leaving' });
+    const ref = { kind: 'Mini', name: 'mini-leaving' };
+    const mini = await waitFor(async () => {
+      const m = await s.f.store.get<Mini>(ref);
+      return m?.status?.phase === 'available' ? m : undefined;
+    }, 'the new Mac available');
+    const before = await free();
+    await s.f.store.patch<Mini>(ref, {
+      metadata: { finalizers: [...(mini.metadata.finalizers ?? []), 'test.sandbay.io/hold'] },
+    });
+    await s.f.store.delete(ref);
+    expect(await free()).toBe(before - 1);
+    const held = await s.f.store.get<Mini>(ref);
+    await s.f.store.patch<Mini>(ref, {
+      metadata: { finalizers: (held?.metadata.finalizers ?? []).filter((f) => f !== 'test.sandbay.io/hold') },
+    });
+    await waitFor(async () => !(await s.f.store.get<Mini>(ref)), 'the Mac gone');
   });
 });
 
@@ -332,6 +384,37 @@ describe('system', () => {
     expect((await s.call(undefined, 'GET', '/docs')).statusCode).toBeLessThan(400);
   });
 
+  it("keeps a caller's X-Request-Id and echoes it; an unsafe one is replaced by a fresh UUID", async () => {
+    const given = await s.call(undefined, 'GET', '/health', undefined, {
+      'x-request-id': 'trace-4bf92f35.01:a',
+    });
+    expect(given.headers['x-request-id']).toBe('trace-4bf92f35.01:a');
+    for (const bad of ['has space', 'x'.repeat(129), 'semi;colon']) {
+      const r = await s.call(undefined, 'GET', '/health', undefined, { 'x-request-id': bad });
+      expect(r.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    const none = await s.call(undefined, 'GET', '/health');
+    expect(none.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('names every operation with a unique camelCase operationId and tags it (SDK generators use both)', async () => {
+    const doc = (await s.call(undefined, 'GET', '/openapi.json')).json();
+    const ops = Object.entries(
+      doc.paths as Record<string, Record<string, { operationId?: string; tags?: string[] }>>,
+    ).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({ at: `${method} ${path}`, op })),
+    );
+    expect(ops.length).toBeGreaterThan(50);
+    for (const { at, op } of ops) {
+      expect(op.operationId, at).toMatch(/^[a-z][A-Za-z]+$/);
+      expect(op.tags?.length, at).toBeGreaterThan(0);
+    }
+    const ids = ops.map(({ op }) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(doc.paths['/v1/sandboxes'].post.operationId).toBe('createSandbox');
+    expect(doc.paths['/v1/sandboxes/{sandboxID}/screenshot'].get.operationId).toBe('takeScreenshot');
+  });
+
   it('serves the admin views and the metrics through the admin plugin', async () => {
     const { key } = await accountWithReservation('admin-view-co');
     const sb = (await s.call(key, 'POST', '/v1/sandboxes', {})).json().sandbox_id;
@@ -342,11 +425,29 @@ describe('system', () => {
     expect(minis[0]).toMatchObject({ ip: expect.any(String) });
     const slots = (await admin.inject({ url: '/admin/slots' })).json();
     const mine = slots.find((x: { sandbox_id: string }) => x.sandbox_id === sb);
+    const info = (await s.call(key, 'GET', `/v1/sandboxes/${sb}`)).json();
+    expect(info.last_active).toEqual(expect.any(String));
     expect(mine).toMatchObject({
       status: 'occupied',
       vm_name: expect.any(String),
       mac_mini_ip: expect.any(String),
+      last_active: info.last_active,
     });
+    // 7 vCPU on an M4 leaves no room for the Mac's other warm VM: it is stopped aside, clean and
+    // ready for the next sandbox, so its slot is `warm` (phase `stopped`), not `down`.
+    const { key: bigKey } = await accountWithReservation('admin-aside-co');
+    const big = (await s.call(bigKey, 'POST', '/v1/sandboxes', { cpu: 7 })).json();
+    const bigSlot = (await admin.inject({ url: '/admin/slots' }))
+      .json()
+      .find((x: { sandbox_id: string }) => x.sandbox_id === big.sandbox_id);
+    const aside = await waitFor(async () => {
+      const now = (await admin.inject({ url: '/admin/slots' })).json();
+      return now.find(
+        (x: { mac_mini_ip: string; phase: string }) =>
+          x.mac_mini_ip === bigSlot.mac_mini_ip && x.phase === 'stopped',
+      );
+    }, 'the other VM of the Mac stopped aside');
+    expect(aside).toMatchObject({ status: 'warm', sandbox_id: '', last_active: '' });
     const sessions = (await admin.inject({ url: '/admin/sessions' })).json();
     expect(sessions).toContainEqual(
       expect.objectContaining({ sandbox_id: sb, state: 'running', account: 'admin-view-co' }),

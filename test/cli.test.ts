@@ -10,6 +10,7 @@ import { sha256Hex } from '../api/keys.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import type { Account, ApiKey } from '../crds/index.ts';
 import { runProcess, type ProcessRun } from './support/process.ts';
+import { waitFor } from './support/wait.ts';
 
 const BIN = join(import.meta.dirname, '..', 'cli', 'bin.ts');
 let dir: string;
@@ -98,6 +99,35 @@ describe('sandbay CLI', () => {
     }
   });
 
+  it('accounts keys: create issues a working key, list shows prefixes only, revoke makes it answer 401', async () => {
+    const created = await sandbay(['accounts', 'keys', 'create', 'acme']);
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const key = created.stdout.match(/sbk_[0-9A-Za-z]{32}/)?.[0];
+    expect(key).toBeDefined();
+    const me = () =>
+      fetch(`${server.url}/v1/sandboxes`, { headers: { authorization: `Bearer ${key}` } }).then(
+        (r) => r.status,
+      );
+    expect(await me()).toBe(200);
+
+    const listed = await sandbay(['accounts', 'keys', 'list', 'acme']);
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    const rows = listed.stdout.trim().split('\n');
+    expect(rows[0]).toMatch(/^NAME +PREFIX +STATE +CREATED +EXPIRES$/);
+    expect(rows).toHaveLength(3); // the key from `accounts create` and this one
+    expect(listed.stdout).toContain(key!.slice(0, 12));
+    expect(listed.stdout).not.toContain(key);
+
+    const revoked = await sandbay(['accounts', 'keys', 'revoke', 'acme', key!.slice(0, 12)]);
+    expect(revoked).toMatchObject({ code: 0, stderr: '' });
+    expect(revoked.stdout).toMatch(/^apikey\/k-[0-9a-f]{40} \(sbk_[0-9A-Za-z]{8}\) revoked\n$/);
+    expect(await me()).toBe(401);
+    expect((await sandbay(['accounts', 'keys', 'list', 'acme'])).stdout).toMatch(/revoked/);
+
+    const unknown = await sandbay(['accounts', 'keys', 'list', 'nobody']);
+    expect(unknown).toMatchObject({ code: 1, stderr: 'error: no account "nobody" (account_not_found)\n' });
+  });
+
   it('apply then get -o yaml shows what was applied; apply again is unchanged, a change configured', async () => {
     const file = join(dir, 'minis.yaml');
     await writeFile(file, MINI);
@@ -150,6 +180,37 @@ describe('sandbay CLI', () => {
     }
     const code = await new Promise((resolve) => child.on('close', resolve));
     expect(code).toBe(0);
+  });
+
+  it("serves the operator's controller, work-queue and fleet metrics on the admin /metrics", async () => {
+    const key = (await readFile(join(dir, 'data', 'admin.key'), 'utf8')).trim();
+    const scrape = () =>
+      fetch(`${server.adminUrl}/metrics`, { headers: { authorization: `Bearer ${key}` } }).then((r) =>
+        r.text(),
+      );
+    await sandbay(['apply', '-f', '-'], { stdin: MINI.split('---')[1]!.replace('mini-2', 'metered') });
+    const text = await waitFor(async () => {
+      const t = await scrape();
+      // A Mac's reconcile polls its host again later: counted as `requeue_after`.
+      return (
+        /controller_runtime_reconcile_total\{controller="mini",result="requeue_after"\} [1-9]/.test(t) && t
+      );
+    }, 'a reconcile of the mini controller counted');
+    for (const series of [
+      /controller_runtime_reconcile_errors_total\{controller="sandbox"\} \d+/,
+      /controller_runtime_reconcile_time_seconds_bucket\{le="0.005",controller="pool"\} \d+/,
+      /workqueue_depth\{name="reservation"\} \d+/,
+      /workqueue_adds_total\{name="mini"\} [1-9]/,
+      /workqueue_queue_duration_seconds_count\{name="mini"\} [1-9]/,
+      /workqueue_work_duration_seconds_count\{name="mini"\} [1-9]/,
+      /workqueue_retries_total\{name="snapshot"\} \d+/,
+      /sandbay_minis\{phase="available"\} \d+/,
+      /sandbay_vms\{phase="warm"\} \d+/,
+      /sandbay_warm_vms\{model="m5-pro"\} \d+/,
+      /sandbay_http_requests_total/,
+    ]) {
+      expect(text).toMatch(series);
+    }
   });
 
   it('describe and delete', async () => {

@@ -74,6 +74,18 @@ describe('kubectl against sandbay', () => {
     );
   });
 
+  it('explains every field: kubectl explain minis.spec shows the schema descriptions', async () => {
+    const res = await kubectl(['explain', 'minis.spec']);
+    expect(res.stderr).toBe('');
+    expect(res.stdout).toContain('What is wanted of this Mini');
+    expect(res.stdout).toMatch(
+      /address\s+<string> -required-\s+user \(operator\/Pulumi\): the Mac's address/,
+    );
+    expect(res.stdout).not.toContain('<no description>');
+    const status = await kubectl(['explain', 'sandboxes.status.phase']);
+    expect(status.stdout).toContain('`booting`');
+  });
+
   it('round-trips a Mini: apply, get, get -o yaml, get -w, delete', async () => {
     const file = join(dir, 'mini.yaml');
     await writeFile(file, MINI);

@@ -11,10 +11,17 @@ afterEach(() => fx.close());
 const get = (url: string) => fx.app.inject({ method: 'GET', url, headers: fx.headers }).then((r) => r.json());
 
 describe('discovery', () => {
-  it('lists the sandbay.io group and its preferred version', async () => {
+  it('lists the sandbay.io group (and coordination.k8s.io for Leases) with preferred versions', async () => {
     expect(await get('/api')).toMatchObject({ kind: 'APIVersions', versions: [] });
     const groups = await get('/apis');
-    expect(groups).toMatchObject({ kind: 'APIGroupList', groups: [{ name: 'sandbay.io' }] });
+    expect(groups).toMatchObject({
+      kind: 'APIGroupList',
+      groups: [{ name: 'sandbay.io' }, { name: 'coordination.k8s.io' }],
+    });
+    expect(await get('/apis/coordination.k8s.io/v1')).toMatchObject({
+      kind: 'APIResourceList',
+      resources: [{ name: 'leases', kind: 'Lease', namespaced: true }],
+    });
     expect(await get('/apis/sandbay.io')).toMatchObject({
       kind: 'APIGroup',
       preferredVersion: { groupVersion: 'sandbay.io/v1alpha1', version: 'v1alpha1' },
@@ -74,10 +81,15 @@ describe('OpenAPI', () => {
     expect(miniSchema['x-kubernetes-group-version-kind']).toEqual([
       { group: 'sandbay.io', version: 'v1alpha1', kind: 'Mini' },
     ]);
-    expect(miniSchema.properties.kind).toEqual({ type: 'string', enum: ['Mini'] });
+    expect(miniSchema.properties.kind).toEqual({
+      type: 'string',
+      enum: ['Mini'],
+      description: 'Always `Mini`.',
+    });
     expect(miniSchema.properties.spec.properties.model).toEqual({
       type: 'string',
       enum: ['m4', 'm4-pro', 'm5-pro'],
+      description: 'user: the hardware model; decides capacity and warm profiles.',
     });
     expect(miniSchema.properties.metadata.properties.labels).toEqual({
       type: 'object',

@@ -3,7 +3,15 @@
 // and no core (`/api/v1`) resources; clients that also ask for aggregated discovery fall back to these
 // documents because they are answered as plain `application/json`.
 import type { FastifyInstance } from 'fastify';
-import { API_VERSION, GROUP, KINDS, VERSION, type KindDefinition } from '../../crds/index.ts';
+import {
+  API_VERSION,
+  GROUP,
+  KINDS,
+  LeaseKind,
+  LEASE_API_VERSION,
+  VERSION,
+  type KindDefinition,
+} from '../../crds/index.ts';
 
 /** The Kubernetes release whose API behaviour sandbay follows; kubectl warns on a large version skew. */
 export const KUBERNETES_COMPAT = { major: '1', minor: '32' };
@@ -15,6 +23,22 @@ const CATEGORY = 'sandbay';
 
 const groupVersion = { groupVersion: API_VERSION, version: VERSION };
 const apiGroup = { name: GROUP, versions: [groupVersion], preferredVersion: groupVersion };
+/** Leases, which operator replicas elect their leader with; served so that one code path runs everywhere. */
+const leaseVersion = { groupVersion: LEASE_API_VERSION, version: 'v1' };
+const coordinationGroup = {
+  name: 'coordination.k8s.io',
+  versions: [leaseVersion],
+  preferredVersion: leaseVersion,
+};
+const leaseResources = [
+  {
+    name: LeaseKind.plural,
+    singularName: LeaseKind.singular,
+    namespaced: true,
+    kind: LeaseKind.kind,
+    verbs: VERBS,
+  },
+];
 
 export function apiResources(kinds: readonly KindDefinition[] = KINDS) {
   return kinds.flatMap((def) => {
@@ -36,7 +60,22 @@ export function apiResources(kinds: readonly KindDefinition[] = KINDS) {
 
 export function discoveryRoutes(app: FastifyInstance): void {
   app.get('/api', async () => ({ kind: 'APIVersions', versions: [], serverAddressByClientCIDRs: null }));
-  app.get('/apis', async () => ({ kind: 'APIGroupList', apiVersion: 'v1', groups: [apiGroup] }));
+  app.get('/apis', async () => ({
+    kind: 'APIGroupList',
+    apiVersion: 'v1',
+    groups: [apiGroup, coordinationGroup],
+  }));
+  app.get('/apis/coordination.k8s.io', async () => ({
+    kind: 'APIGroup',
+    apiVersion: 'v1',
+    ...coordinationGroup,
+  }));
+  app.get(`/apis/${LEASE_API_VERSION}`, async () => ({
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: LEASE_API_VERSION,
+    resources: leaseResources,
+  }));
   app.get(`/apis/${GROUP}`, async () => ({ kind: 'APIGroup', apiVersion: 'v1', ...apiGroup }));
   app.get(`/apis/${API_VERSION}`, async () => ({
     kind: 'APIResourceList',

@@ -1,5 +1,5 @@
 // Objects and lists in the rendering the client negotiated (see negotiate.ts).
-import { API_VERSION, type AnyResource, type KindDefinition } from '../../crds/index.ts';
+import { apiVersionOf, type AnyResource, type KindDefinition } from '../../crds/index.ts';
 import type { Rendering } from './negotiate.ts';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table.ts';
 
@@ -53,5 +53,5 @@ export function renderList(
       items: items.map((o) => ({ ...partialObjectMetadata(o), apiVersion: rendering.apiVersion })),
     };
   }
-  return { apiVersion: API_VERSION, kind: `${def.kind}List`, metadata: { resourceVersion }, items };
+  return { apiVersion: apiVersionOf(def), kind: `${def.kind}List`, metadata: { resourceVersion }, items };
 }

@@ -3,8 +3,15 @@
 // validates them against the crds/ schemas and keeps resourceVersions, generations and finalizers.
 import { randomInt } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { API_VERSION, GROUP, type AnyResource, type KindDefinition } from '../../crds/index.ts';
-import type { ObjectKey, Store } from '../../store/store.ts';
+import {
+  API_VERSION,
+  apiVersionOf,
+  GROUP,
+  LEASE_API_VERSION,
+  type AnyResource,
+  type KindDefinition,
+} from '../../crds/index.ts';
+import type { ObjectKey } from '../../store/store.ts';
 import { mediaType } from './body.ts';
 import { parseFieldSelector } from './field-selector.ts';
 import { applyJsonPatch } from './json-patch.ts';
@@ -12,23 +19,23 @@ import { negotiate } from './negotiate.ts';
 import { includeObjectParam, renderList, renderObject, type RenderOptions } from './render.ts';
 import { aboutObject, failure, notFound, StatusError } from './status.ts';
 import { resolveTarget, type PathParams, type Target } from './target.ts';
-import { serveWatch, type WatchRegistry } from './watch.ts';
-
-export interface KubeContext {
-  store: Store;
-  now: () => Date;
-  watches: WatchRegistry;
-}
+import { serveWatch, type KubeContext } from './watch.ts';
 
 type Query = Record<string, string | undefined>;
 type Request = FastifyRequest<{ Params: PathParams; Querystring: Query }>;
 
-const GV_PATH = `/apis/${API_VERSION}`;
+/** The group/versions served: sandbay's kinds, and Leases for leader election. */
+const SERVED_VERSIONS = [API_VERSION, LEASE_API_VERSION];
 /** Patch attempts when a JSON patch races another writer (merge patches are atomic in the store). */
 const JSON_PATCH_ATTEMPTS = 5;
 
 export function resourceRoutes(app: FastifyInstance, ctx: KubeContext): void {
-  for (const prefix of [GV_PATH, `${GV_PATH}/namespaces/:namespace`]) {
+  for (const gv of SERVED_VERSIONS) versionRoutes(app, { ...ctx, apiVersion: gv });
+}
+
+function versionRoutes(app: FastifyInstance, ctx: KubeContext & { apiVersion: string }): void {
+  const gvPath = `/apis/${ctx.apiVersion}`;
+  for (const prefix of [gvPath, `${gvPath}/namespaces/:namespace`]) {
     app.get(`${prefix}/:plural`, (req: Request, reply) => list(ctx, req, reply));
     app.post(`${prefix}/:plural`, (req: Request, reply) => create(ctx, req, reply));
     app.get(`${prefix}/:plural/:name`, (req: Request, reply) => get(ctx, req, reply));
@@ -62,7 +69,7 @@ function refuseDryRun(query: Query): void {
 }
 
 async function list(ctx: KubeContext, req: Request, reply: FastifyReply) {
-  const target = resolveTarget(req.params, true);
+  const target = resolveTarget(req.params, true, ctx.apiVersion ?? API_VERSION);
   const render = renderOptions(ctx, req);
   const fieldFilter = parseFieldSelectorOrFail(req.query.fieldSelector);
   const selection = {
@@ -85,7 +92,7 @@ function parseFieldSelectorOrFail(selector: string | undefined) {
 }
 
 async function get(ctx: KubeContext, req: Request, _reply: FastifyReply) {
-  const target = resolveTarget(req.params, false);
+  const target = resolveTarget(req.params, false, ctx.apiVersion ?? API_VERSION);
   const render = renderOptions(ctx, req);
   const obj = await ctx.store.get(keyOf(target));
   if (!obj) throw new StatusError(notFound(target.def, target.name ?? ''));
@@ -93,7 +100,7 @@ async function get(ctx: KubeContext, req: Request, _reply: FastifyReply) {
 }
 
 async function create(ctx: KubeContext, req: Request, reply: FastifyReply) {
-  const target = resolveTarget(req.params, false);
+  const target = resolveTarget(req.params, false, ctx.apiVersion ?? API_VERSION);
   refuseDryRun(req.query);
   const obj = objectFromBody(req.body, target);
   if (obj.metadata.resourceVersion)
@@ -108,7 +115,7 @@ async function create(ctx: KubeContext, req: Request, reply: FastifyReply) {
 }
 
 async function replace(ctx: KubeContext, req: Request, statusOnly: boolean) {
-  const target = resolveTarget(req.params, false);
+  const target = resolveTarget(req.params, false, ctx.apiVersion ?? API_VERSION);
   refuseDryRun(req.query);
   const obj = objectFromBody(req.body, target);
   const store = ctx.store;
@@ -118,7 +125,7 @@ async function replace(ctx: KubeContext, req: Request, statusOnly: boolean) {
 }
 
 async function remove(ctx: KubeContext, req: Request) {
-  const target = resolveTarget(req.params, false);
+  const target = resolveTarget(req.params, false, ctx.apiVersion ?? API_VERSION);
   refuseDryRun(req.query);
   const key = keyOf(target);
   const preconditions = (
@@ -139,7 +146,7 @@ async function remove(ctx: KubeContext, req: Request) {
 }
 
 async function patch(ctx: KubeContext, req: Request, statusOnly: boolean) {
-  const target = resolveTarget(req.params, false);
+  const target = resolveTarget(req.params, false, ctx.apiVersion ?? API_VERSION);
   refuseDryRun(req.query);
   const type = mediaType(req.headers['content-type']);
   switch (type) {
@@ -214,8 +221,8 @@ function checkIdentityUnchanged(target: Target, obj: Partial<AnyResource>): void
       `the kind of the object (${String(obj.kind)}) does not match the resource (${def.kind})`,
     );
   }
-  if (obj.apiVersion !== undefined && obj.apiVersion !== API_VERSION) {
-    throw badRequest(`the apiVersion of the object (${String(obj.apiVersion)}) must be ${API_VERSION}`);
+  if (obj.apiVersion !== undefined && obj.apiVersion !== apiVersionOf(def)) {
+    throw badRequest(`the apiVersion of the object (${String(obj.apiVersion)}) must be ${apiVersionOf(def)}`);
   }
   const meta = obj.metadata as { name?: unknown; namespace?: unknown } | undefined;
   if (meta?.name !== undefined && target.name !== undefined && meta.name !== target.name) {

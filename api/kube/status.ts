@@ -1,6 +1,6 @@
 // Kubernetes `Status` objects: the error body every Kubernetes client (kubectl, client-node) parses.
 import type { KindDefinition } from '../../crds/index.ts';
-import { GROUP } from '../../crds/index.ts';
+import { groupVersionOf } from '../../crds/index.ts';
 import { isStoreError, type StoreError } from '../../store/store.ts';
 
 export interface StatusCause {
@@ -57,18 +57,18 @@ export function success(details: KubeStatus['details']): KubeStatus {
 
 /** `minis.sandbay.io`, the way the API server names a resource in messages. */
 export function qualifiedName(def: KindDefinition): string {
-  return `${def.plural}.${GROUP}`;
+  return `${def.plural}.${groupVersionOf(def).group}`;
 }
 
 export function notFound(def: KindDefinition, name: string): KubeStatus {
   return failure(404, `${qualifiedName(def)} "${name}" not found`, {
-    details: { name, group: GROUP, kind: def.plural },
+    details: { name, group: groupVersionOf(def).group, kind: def.plural },
   });
 }
 
 /** The Status for a StoreError about one object, worded as the Kubernetes API server words it. */
 export function fromStoreError(err: StoreError, def: KindDefinition, name?: string): KubeStatus {
-  const details = { ...(name !== undefined && { name }), group: GROUP, kind: def.plural };
+  const details = { ...(name !== undefined && { name }), group: groupVersionOf(def).group, kind: def.plural };
   const quoted = name === undefined ? qualifiedName(def) : `${qualifiedName(def)} "${name}"`;
   switch (err.code) {
     case 'NotFound':
@@ -84,7 +84,7 @@ export function fromStoreError(err: StoreError, def: KindDefinition, name?: stri
         field: d.path,
       }));
       const summary = causes.map((c) => `${c.field}: ${c.message}`).join(', ') || err.message;
-      return failure(422, `${def.kind}.${GROUP} "${name ?? ''}" is invalid: ${summary}`, {
+      return failure(422, `${def.kind}.${groupVersionOf(def).group} "${name ?? ''}" is invalid: ${summary}`, {
         details: { ...details, kind: def.kind, causes },
       });
     }
@@ -92,6 +92,10 @@ export function fromStoreError(err: StoreError, def: KindDefinition, name?: stri
       return failure(410, err.message, { details });
     case 'BadRequest':
       return failure(400, err.message, { details });
+    case 'Unauthorized':
+    case 'Forbidden':
+    case 'Unavailable':
+      return failure(err.status, err.message, { details });
   }
 }
 

@@ -4,13 +4,21 @@
 // store's history ends the stream with an ERROR event holding a 410 Expired Status, which tells
 // clients to list again.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AnyResource } from '../../crds/index.ts';
-import type { ListOptions, Watch, WatchEvent } from '../../store/store.ts';
+import { apiVersionOf, type AnyResource, type KindDefinition } from '../../crds/index.ts';
+import type { ListOptions, Store, Watch, WatchEvent } from '../../store/store.ts';
 import type { FieldFilter } from './field-selector.ts';
 import { renderObject, type RenderOptions } from './render.ts';
 import { fromError, type KubeStatus } from './status.ts';
 import type { Target } from './target.ts';
-import type { KubeContext } from './resources.ts';
+
+/** What the resource routes and their watches share (here, so that neither imports the other). */
+export interface KubeContext {
+  store: Store;
+  /** The group/version of the routes at hand. */
+  apiVersion?: string;
+  now: () => Date;
+  watches: WatchRegistry;
+}
 
 /** Open watch streams, so that closing the server ends them instead of waiting for clients. */
 export type WatchRegistry = Set<() => void>;
@@ -80,7 +88,7 @@ export async function serveWatch(
       const listed = await ctx.store.list(def.kind, selection);
       for (const object of listed.items) sendEvent({ type: 'ADDED', object });
       from = listed.resourceVersion;
-      if (query.sendInitialEvents === 'true') sendInitialEventsEnd(send, def.kind, from);
+      if (query.sendInitialEvents === 'true') sendInitialEventsEnd(send, def, from);
     }
     if (ended) return;
     storeWatch = ctx.store.watch<AnyResource>(def.kind, { ...selection, resourceVersion: from }, sendEvent);
@@ -94,10 +102,14 @@ export async function serveWatch(
 }
 
 /** The BOOKMARK that marks the end of the initial events of a `sendInitialEvents` watch. */
-function sendInitialEventsEnd(send: (type: string, object: unknown) => void, kind: string, rv: string) {
+function sendInitialEventsEnd(
+  send: (type: string, object: unknown) => void,
+  def: KindDefinition,
+  rv: string,
+) {
   send('BOOKMARK', {
-    kind,
-    apiVersion: 'sandbay.io/v1alpha1',
+    kind: def.kind,
+    apiVersion: apiVersionOf(def),
     metadata: { resourceVersion: rv, annotations: { [INITIAL_EVENTS_END]: 'true' } },
   });
 }

@@ -37,6 +37,7 @@ export const actRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { 
     '/v1/sandboxes/:sandboxID/act',
     {
       schema: {
+        operationId: 'act',
         tags: ['act'],
         summary: 'Perform an action, then return a screenshot (PNG) or, with screenshot_after false, JSON',
         params: SandboxParams,

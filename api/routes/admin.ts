@@ -9,24 +9,36 @@ import { sandboxInfo } from '../services/sandboxes.ts';
 import { vncPath } from '../viewer-token.ts';
 import type { ApiMetrics } from '../metrics.ts';
 
-/** VM phase → the spec's slot status. A VM stopped aside to make room is not usable now: `down`. */
+/**
+ * VM phase → the spec's slot status. A VM stopped aside to make room (behavior rule 6) is a clean
+ * VM the next sandbox boots from: `warm`, not `down` (which says the slot is broken); `phase`
+ * tells the two warm kinds apart.
+ */
 const SLOT_STATUS = {
   warm: 'warm',
   occupied: 'occupied',
   cloning: 'cloning',
-  stopped: 'down',
+  stopped: 'warm',
   down: 'down',
 } as const;
 
-function slotInfo(vm: VM, minis: Map<string, Mini>) {
+/** The sandbox on a VM, as `namespace/name`. */
+function sandboxKey(vm: VM): string | undefined {
+  return vm.spec.sandbox ?? vm.status?.sandbox;
+}
+
+function slotInfo(vm: VM, minis: Map<string, Mini>, sandboxes: Map<string, Sandbox>) {
   const phase = vm.status?.phase;
+  const key = sandboxKey(vm);
+  // Activity is recorded on the sandbox (the API's keepalives, the reaper); the slot shows its.
+  const lastActive = (key && sandboxes.get(key)?.status?.lastActive) || vm.status?.lastActive;
   return {
     mac_mini_ip: minis.get(vm.spec.mini)?.spec.address ?? '',
     vm_name: vm.status?.vmName ?? vm.metadata.name,
     vm_ip: vm.status?.vmIp ?? '',
     status: phase ? SLOT_STATUS[phase] : ('cloning' as const),
-    sandbox_id: (vm.spec.sandbox ?? vm.status?.sandbox ?? '').split('/').pop() ?? '',
-    last_active: vm.status?.lastActive ?? '',
+    sandbox_id: (key ?? '').split('/').pop() ?? '',
+    last_active: lastActive ?? '',
     phase: phase ?? ('unknown' as const),
     cpu: vm.status?.cpu ?? vm.spec.cpu,
     memory_gib: vm.status?.memoryGiB ?? vm.spec.memoryGiB,
@@ -34,12 +46,17 @@ function slotInfo(vm: VM, minis: Map<string, Mini>) {
 }
 
 async function fleet(store: Store) {
-  const [minis, vms] = await Promise.all([store.list<Mini>('Mini'), store.list<VM>('VM')]);
+  const [minis, vms, sandboxes] = await Promise.all([
+    store.list<Mini>('Mini'),
+    store.list<VM>('VM'),
+    store.list<Sandbox>('Sandbox'),
+  ]);
   const byName = new Map(minis.items.map((m) => [m.metadata.name, m]));
   const sorted = vms.items.sort(
     (a, b) => a.spec.mini.localeCompare(b.spec.mini) || a.spec.slot - b.spec.slot,
   );
-  return { minis: minis.items, vms: sorted, byName };
+  const sandboxByKey = new Map(sandboxes.items.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, s]));
+  return { minis: minis.items, vms: sorted, byName, sandboxByKey };
 }
 
 export interface AdminRouteOptions {
@@ -55,15 +72,18 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRouteOptions> = async (
     '/admin/minis',
     {
       schema: {
+        operationId: 'listMinis',
         tags,
         summary: 'Mac minis with their VM slots',
         response: { 200: Type.Array(MiniItemSchema) },
       },
     },
     async () => {
-      const { minis, vms, byName } = await fleet(store);
+      const { minis, vms, byName, sandboxByKey } = await fleet(store);
       return minis.map((m) => {
-        const slots = vms.filter((vm) => vm.spec.mini === m.metadata.name).map((vm) => slotInfo(vm, byName));
+        const slots = vms
+          .filter((vm) => vm.spec.mini === m.metadata.name)
+          .map((vm) => slotInfo(vm, byName, sandboxByKey));
         return {
           ip: m.spec.address,
           slots: slots.length > 0 ? slots : null,
@@ -78,10 +98,17 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRouteOptions> = async (
 
   app.get(
     '/admin/slots',
-    { schema: { tags, summary: 'Every VM slot', response: { 200: Type.Array(SlotInfoSchema) } } },
+    {
+      schema: {
+        operationId: 'listSlots',
+        tags,
+        summary: 'Every VM slot',
+        response: { 200: Type.Array(SlotInfoSchema) },
+      },
+    },
     async () => {
-      const { vms, byName } = await fleet(store);
-      return vms.map((vm) => slotInfo(vm, byName));
+      const { vms, byName, sandboxByKey } = await fleet(store);
+      return vms.map((vm) => slotInfo(vm, byName, sandboxByKey));
     },
   );
 
@@ -89,6 +116,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRouteOptions> = async (
     '/admin/sessions',
     {
       schema: {
+        operationId: 'listSessions',
         tags,
         summary: 'Every live sandbox, all accounts',
         response: { 200: Type.Array(SessionSchema) },
@@ -105,7 +133,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRouteOptions> = async (
   if (metrics) {
     app.get(
       '/metrics',
-      { schema: { tags, summary: 'Prometheus metrics of the customer API' } },
+      { schema: { operationId: 'getMetrics', tags, summary: 'Prometheus metrics of the customer API' } },
       async (_request, reply) =>
         reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
     );

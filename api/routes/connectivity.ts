@@ -20,6 +20,7 @@ export const connectivityRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async
     {
       config: { auth: 'public' },
       schema: {
+        operationId: 'connectVnc',
         tags: ['connectivity'],
         summary:
           'VNC over WebSocket (101 upgrade); authorized by the viewer token in `?token=`, security type None',
@@ -39,6 +40,7 @@ export const connectivityRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async
     {
       config: { auth: 'public' },
       schema: {
+        operationId: 'connectSsh',
         tags: ['connectivity'],
         summary:
           "SSH over WebSocket (101 upgrade): the VM's sshd, byte for byte; Bearer account or reservation key",
@@ -56,6 +58,7 @@ export const connectivityRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async
     '/v1/sandboxes/:sandboxID/ssh/credentials',
     {
       schema: {
+        operationId: 'getSshCredentials',
         tags: ['connectivity'],
         summary: "The VM's SSH login (user and private key) for a client speaking SSH through the WebSocket",
         params: SandboxParams,

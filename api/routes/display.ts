@@ -13,6 +13,7 @@ export const displayRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     '/v1/sandboxes/:sandboxID/display/info',
     {
       schema: {
+        operationId: 'getDisplayInfo',
         tags,
         summary: 'Screen size and scale',
         params: SandboxParams,
@@ -26,6 +27,7 @@ export const displayRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     '/v1/sandboxes/:sandboxID/display/windows',
     {
       schema: {
+        operationId: 'listWindows',
         tags,
         summary: 'Application windows with their accessibility tree',
         params: SandboxParams,

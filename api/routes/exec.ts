@@ -10,6 +10,7 @@ export const execRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, {
     '/v1/sandboxes/:sandboxID/exec',
     {
       schema: {
+        operationId: 'execCommand',
         tags: ['shell'],
         summary: 'Run a shell command; a non-zero exit is a result, not an error',
         params: SandboxParams,

@@ -69,6 +69,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox<FileRouteOptions> = async (
     '/v1/sandboxes/:sandboxID/files',
     {
       schema: {
+        operationId: 'uploadFile',
         tags,
         summary: 'Upload a file (raw bytes; parent directories are created)',
         params: SandboxParams,
@@ -88,6 +89,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox<FileRouteOptions> = async (
     '/v1/sandboxes/:sandboxID/files',
     {
       schema: {
+        operationId: 'downloadFile',
         tags,
         summary: 'Download a file',
         params: SandboxParams,
@@ -109,6 +111,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox<FileRouteOptions> = async (
     '/v1/sandboxes/:sandboxID/files/archive',
     {
       schema: {
+        operationId: 'uploadArchive',
         tags,
         summary: 'Upload a directory: the body is a tar archive, unpacked into `path`',
         params: SandboxParams,
@@ -129,6 +132,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox<FileRouteOptions> = async (
     '/v1/sandboxes/:sandboxID/files/archive',
     {
       schema: {
+        operationId: 'downloadArchive',
         tags,
         summary: 'Download a directory as a tar archive',
         params: SandboxParams,

@@ -24,6 +24,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<
     {
       config: { auth: 'public' },
       schema: {
+        operationId: 'getHealth',
         tags: ['system'],
         summary: 'Liveness and pool statistics',
         security: [],

@@ -13,7 +13,7 @@ export const keyboardRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
 
   app.post(
     '/v1/sandboxes/:sandboxID/keyboard/type',
-    { schema: { tags, summary: 'Type text', params, body: TypeSchema, response } },
+    { schema: { operationId: 'typeText', tags, summary: 'Type text', params, body: TypeSchema, response } },
     async (request) => {
       await (await guestFor(ctx, request)).type(request.body.text, request.body.delay);
       return { ok: true };
@@ -22,7 +22,16 @@ export const keyboardRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
 
   app.post(
     '/v1/sandboxes/:sandboxID/keyboard/press',
-    { schema: { tags, summary: 'Press one key with modifiers held', params, body: PressSchema, response } },
+    {
+      schema: {
+        operationId: 'pressKey',
+        tags,
+        summary: 'Press one key with modifiers held',
+        params,
+        body: PressSchema,
+        response,
+      },
+    },
     async (request) => {
       await (await guestFor(ctx, request)).press(request.body.key, request.body.modifiers);
       return { ok: true };
@@ -33,6 +42,7 @@ export const keyboardRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
     '/v1/sandboxes/:sandboxID/keyboard/hotkey',
     {
       schema: {
+        operationId: 'pressHotkey',
         tags,
         summary: 'Press a key combination such as `cmd+shift+4`',
         params,

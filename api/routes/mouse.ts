@@ -16,6 +16,7 @@ export const mouseRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
     '/v1/sandboxes/:sandboxID/mouse/click',
     {
       schema: {
+        operationId: 'click',
         tags,
         summary: 'Click (or double-click) at a point',
         params,
@@ -32,7 +33,16 @@ export const mouseRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
 
   app.post(
     '/v1/sandboxes/:sandboxID/mouse/move',
-    { schema: { tags, summary: 'Move the cursor', params, body: MoveSchema, response: ok } },
+    {
+      schema: {
+        operationId: 'moveMouse',
+        tags,
+        summary: 'Move the cursor',
+        params,
+        body: MoveSchema,
+        response: ok,
+      },
+    },
     async (request) => {
       await (await guestFor(ctx, request)).move(request.body.x, request.body.y);
       return { ok: true };
@@ -43,6 +53,7 @@ export const mouseRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
     '/v1/sandboxes/:sandboxID/mouse/drag',
     {
       schema: {
+        operationId: 'drag',
         tags,
         summary: 'Drag from one point to another with a button held',
         params,
@@ -59,7 +70,16 @@ export const mouseRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
 
   app.post(
     '/v1/sandboxes/:sandboxID/mouse/scroll',
-    { schema: { tags, summary: 'Scroll at a point', params, body: ScrollSchema, response: ok } },
+    {
+      schema: {
+        operationId: 'scroll',
+        tags,
+        summary: 'Scroll at a point',
+        params,
+        body: ScrollSchema,
+        response: ok,
+      },
+    },
     async (request) => {
       const { x, y, direction, amount } = request.body;
       await (await guestFor(ctx, request)).scroll(x, y, direction, amount);
@@ -70,7 +90,13 @@ export const mouseRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
   app.get(
     '/v1/sandboxes/:sandboxID/mouse/position',
     {
-      schema: { tags, summary: 'The cursor position', params, response: { 200: PositionSchema, ...errors } },
+      schema: {
+        operationId: 'getMousePosition',
+        tags,
+        summary: 'The cursor position',
+        params,
+        response: { 200: PositionSchema, ...errors },
+      },
     },
     async (request) => (await guestFor(ctx, request)).position(),
   );

@@ -11,6 +11,7 @@ export const platformRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
     '/v1/platforms',
     {
       schema: {
+        operationId: 'listPlatforms',
         tags: ['reservations'],
         summary: "Models for sale with their availability; the reservation's images and free capacity",
         querystring: PlatformsQuery,

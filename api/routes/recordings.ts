@@ -22,6 +22,7 @@ export const recordingRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     '/v1/sandboxes/:sandboxID/recording/start',
     {
       schema: {
+        operationId: 'startRecording',
         tags,
         summary: 'Start recording the screen',
         params,
@@ -40,6 +41,7 @@ export const recordingRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     '/v1/sandboxes/:sandboxID/recording/stop',
     {
       schema: {
+        operationId: 'stopRecording',
         tags,
         summary: 'Stop a recording',
         params,
@@ -58,6 +60,7 @@ export const recordingRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     '/v1/sandboxes/:sandboxID/recordings',
     {
       schema: {
+        operationId: 'listRecordings',
         tags,
         summary: "The sandbox's recordings",
         params,
@@ -71,6 +74,7 @@ export const recordingRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     '/v1/sandboxes/:sandboxID/recordings/:recordingID',
     {
       schema: {
+        operationId: 'getRecording',
         tags,
         summary: 'One recording',
         params: recordingParams,
@@ -88,6 +92,7 @@ export const recordingRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     '/v1/sandboxes/:sandboxID/recordings/:recordingID',
     {
       schema: {
+        operationId: 'deleteRecording',
         tags,
         summary: 'Delete a recording',
         params: recordingParams,
@@ -106,6 +111,7 @@ export const recordingRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     '/v1/sandboxes/:sandboxID/recordings/:recordingID/download',
     {
       schema: {
+        operationId: 'downloadRecording',
         tags,
         summary: 'The MP4 of a stopped recording',
         params: recordingParams,

@@ -28,6 +28,7 @@ export const reservationRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
     {
       config: { auth: 'account' },
       schema: {
+        operationId: 'createReservation',
         tags,
         summary: 'Reserve Macs for at least 24 hours, paid up front; returns the reservation key once',
         body: ReservationCreateSchema,
@@ -47,6 +48,7 @@ export const reservationRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
     '/v1/reservations',
     {
       schema: {
+        operationId: 'listReservations',
         tags,
         summary: "The account's reservations, past ones included (a reservation key sees its own)",
         response: { 200: Type.Array(ReservationSchema), ...errorResponses(401) },
@@ -64,6 +66,7 @@ export const reservationRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
     {
       config: { auth: 'reservation' },
       schema: {
+        operationId: 'getMyReservation',
         tags,
         summary: "The reservation key's own reservation",
         response: { 200: ReservationSchema, ...errorResponses(401, 403) },
@@ -80,6 +83,7 @@ export const reservationRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
     '/v1/reservations/:reservationID',
     {
       schema: {
+        operationId: 'getReservation',
         tags,
         summary: 'One reservation',
         params: ReservationParams,
@@ -98,6 +102,7 @@ export const reservationRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
     {
       config: { auth: 'account' },
       schema: {
+        operationId: 'updateReservation',
         tags,
         summary:
           'Add hours (paid at the rate kept from the purchase) or change the layout (no sandboxes running)',

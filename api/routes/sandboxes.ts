@@ -37,6 +37,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     '/v1/sandboxes',
     {
       schema: {
+        operationId: 'createSandbox',
         tags,
         summary: 'Create a sandbox (claims a warm VM, or boots one cold for another size or a snapshot)',
         headers: Type.Object({
@@ -61,6 +62,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     '/v1/sandboxes',
     {
       schema: {
+        operationId: 'listSandboxes',
         tags,
         summary: "List the caller's sandboxes",
         querystring: Type.Object(
@@ -80,6 +82,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     '/v1/sandboxes/:sandboxID',
     {
       schema: {
+        operationId: 'getSandbox',
         tags,
         summary: 'Sandbox info',
         params: SandboxParams,
@@ -96,6 +99,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     '/v1/sandboxes/:sandboxID',
     {
       schema: {
+        operationId: 'deleteSandbox',
         tags,
         summary: 'Destroy a sandbox (its VM is discarded and a fresh one cloned)',
         params: SandboxParams,
@@ -112,6 +116,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     '/v1/sandboxes/:sandboxID/keepalive',
     {
       schema: {
+        operationId: 'keepaliveSandbox',
         tags,
         summary: 'Heartbeat: keeps an ephemeral sandbox from the idle reaper',
         params: SandboxParams,

@@ -15,6 +15,7 @@ export const screenshotRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
     '/v1/sandboxes/:sandboxID/screenshot',
     {
       schema: {
+        operationId: 'takeScreenshot',
         tags,
         summary: 'Full-screen PNG',
         params,
@@ -34,6 +35,7 @@ export const screenshotRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
     '/v1/sandboxes/:sandboxID/screenshot/region',
     {
       schema: {
+        operationId: 'takeRegionScreenshot',
         tags,
         summary: 'PNG of a region of the screen',
         params,
@@ -54,6 +56,7 @@ export const screenshotRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
     '/v1/sandboxes/:sandboxID/screenshot/compressed',
     {
       schema: {
+        operationId: 'takeCompressedScreenshot',
         tags,
         summary: 'Compressed screenshot (JPEG by default), optionally scaled down',
         params,

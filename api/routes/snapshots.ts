@@ -30,6 +30,7 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
     '/v1/sandboxes/:sandboxID/snapshots',
     {
       schema: {
+        operationId: 'createSnapshot',
         tags,
         summary: "Capture the sandbox's disk state as a snapshot (a portable disk delta)",
         params: SandboxParams,
@@ -52,6 +53,7 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
     '/v1/sandboxes/:sandboxID/snapshots',
     {
       schema: {
+        operationId: 'listSandboxSnapshots',
         tags,
         summary: 'The snapshots taken from this sandbox',
         params: SandboxParams,
@@ -68,6 +70,7 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
     '/v1/snapshots',
     {
       schema: {
+        operationId: 'listSnapshots',
         tags,
         summary: "The account's snapshots (optionally of one sandbox)",
         querystring: SnapshotListQuery,
@@ -82,6 +85,7 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
     '/v1/snapshots/:version',
     {
       schema: {
+        operationId: 'getSnapshot',
         tags,
         summary: 'One snapshot',
         params: SnapshotParams,
@@ -95,6 +99,7 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
     '/v1/snapshots/:version',
     {
       schema: {
+        operationId: 'deleteSnapshot',
         tags,
         summary: 'Delete a snapshot and its artifact',
         params: SnapshotParams,

@@ -92,6 +92,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRouteOptions> = async (ap
     {
       config,
       schema: {
+        operationId: 'listTasks',
         tags,
         summary: "The account's recorded tasks (trajectories)",
         response: { 200: Type.Array(TaskSummarySchema), ...errorResponses(401, 403) },
@@ -105,6 +106,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRouteOptions> = async (ap
     {
       config,
       schema: {
+        operationId: 'getTask',
         tags,
         summary: 'One task: steps, app state, setup script, grader',
         params,
@@ -119,6 +121,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRouteOptions> = async (ap
     {
       config,
       schema: {
+        operationId: 'getTaskTrajectory',
         tags,
         summary: 'The task as an ATIF trajectory',
         params,
@@ -133,6 +136,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRouteOptions> = async (ap
     {
       config,
       schema: {
+        operationId: 'getTaskStepScreenshot',
         tags,
         summary: "One step's screenshot (the `url` of its ATIF observation)",
         params: stepParams,
@@ -151,6 +155,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRouteOptions> = async (ap
     {
       config,
       schema: {
+        operationId: 'downloadTask',
         tags,
         summary: 'ZIP: trajectory.json, task.json, setup.sh (grader.sh), images/step-NNNN.png',
         params,
@@ -175,6 +180,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRouteOptions> = async (ap
     {
       config,
       schema: {
+        operationId: 'downloadTaskRecording',
         tags,
         summary: "The task's screen recording (MP4); 404 while none is finalized",
         params,
@@ -196,6 +202,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRouteOptions> = async (ap
     {
       config,
       schema: {
+        operationId: 'replayTask',
         tags,
         summary: 'Replay the task on a fresh sandbox (setup script, recorded actions, grader)',
         params,
@@ -219,6 +226,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRouteOptions> = async (ap
     {
       config,
       schema: {
+        operationId: 'getReplay',
         tags,
         summary: 'A replay: poll until `completed` or `failed`',
         params: replayParams,

@@ -12,6 +12,7 @@ export const viewerTokenRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
     '/v1/sandboxes/:sandboxID/viewer-token',
     {
       schema: {
+        operationId: 'createViewerToken',
         tags: ['connectivity'],
         summary: 'Mint a viewer link: valid for an hour, or until the reservation ends if earlier',
         params: SandboxParams,

@@ -27,3 +27,6 @@ export const MiniItemSchema = Type.Object({
 });
 
 export const SessionSchema = Type.Object({ ...SandboxInfoSchema.properties, account: Type.String() });
+
+/** Errors of the admin routes: the customer API's `{error, message}` shape. */
+export const AdminErrorSchema = Type.Object({ error: Type.String(), message: Type.String() });

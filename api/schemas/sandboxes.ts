@@ -7,11 +7,13 @@ import { ReservationIdSchema } from './reservations.ts';
 export const SandboxCreateSchema = Type.Object(
   {
     reservation_id: Type.Optional(ReservationIdSchema),
+    // Numbers, not integers, on the wire: a size too small or fractional is the scheduler's 422
+    // `invalid_size` (docs/capacity.md), not a 400 from the schema.
     cpu: Type.Optional(
-      Type.Integer({ minimum: MIN_CPU, maximum: 1024, description: `vCPUs; at least ${MIN_CPU}.` }),
+      Type.Number({ maximum: 1024, description: `vCPUs: a whole number, at least ${MIN_CPU}.` }),
     ),
     memory_gib: Type.Optional(
-      Type.Integer({ minimum: MIN_MEMORY_GIB, maximum: 4096, description: `At least ${MIN_MEMORY_GIB}.` }),
+      Type.Number({ maximum: 4096, description: `GiB: a whole number, at least ${MIN_MEMORY_GIB}.` }),
     ),
     disk_gib: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 65536, description: "Must equal the image's disk size." }),

@@ -43,11 +43,13 @@ export async function createSnapshot(ctx: ApiContext, sandbox: Sandbox, name: st
     decide: (obj) => {
       if (!obj)
         return {
-          result: { err: new ApiError('snapshot_failed', 'The snapshot was deleted while capturing.') },
+          result: {
+            err: new ApiError('snapshot_capture_failed', 'The snapshot was deleted while capturing.'),
+          },
         };
       if (obj.status?.phase === 'ready') return { result: { ok: obj } };
       if (obj.status?.phase === 'failed')
-        return { result: { err: new ApiError('snapshot_failed', obj.status.message) } };
+        return { result: { err: new ApiError('snapshot_capture_failed', obj.status.message) } };
       return undefined;
     },
     timeoutMs: CAPTURE_DEADLINE_MS,

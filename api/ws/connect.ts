@@ -5,6 +5,8 @@ import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
 import { ApiError } from '../errors.ts';
 import { ReadPool } from './read-pool.ts';
+import type { WebSocket } from 'ws';
+import type { Sandbox } from '../../crds/index.ts';
 
 export const CONNECT_TIMEOUT_MS = 10_000;
 /**
@@ -106,4 +108,16 @@ export function writeHttpError(socket: Duplex, err: ApiError, headers: Record<st
     ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
   ];
   socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+}
+
+/** What a proxy (VNC, SSH) hands the upgrade: the sandbox, its open VM connection, and how to greet. */
+export interface ProxyTarget {
+  kind: 'vnc' | 'ssh';
+  sandbox: Sandbox;
+  /** Connected to the VM; what it sent so far is buffered until the relay starts. */
+  vm: VmConnection;
+  /** When the connection must end (viewer link expiry), ms since the epoch. */
+  closeAt?: number;
+  /** A handshake with the client after the upgrade; resolves with bytes read beyond it. */
+  greet?: (ws: WebSocket) => Promise<Buffer>;
 }

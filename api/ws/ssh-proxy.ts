@@ -7,8 +7,7 @@ import { authenticate } from '../auth.ts';
 import type { ApiContext } from '../services/context.ts';
 import { endpointOf, guestOf } from '../services/guests.ts';
 import { findSandbox } from '../services/sandboxes.ts';
-import { connectVm } from './connect.ts';
-import type { ProxyTarget } from './upgrade.ts';
+import { connectVm, type ProxyTarget } from './connect.ts';
 
 export async function sshTarget(
   ctx: ApiContext,

@@ -7,11 +7,11 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Sandbox } from '../../crds/index.ts';
+import { SANDBOX_ID_BODY } from '../../crds/sandbox.ts';
 import { ApiError, toApiError } from '../errors.ts';
 import type { ApiMetrics } from '../metrics.ts';
 import type { ApiContext } from '../services/context.ts';
-import { writeHttpError, type VmConnection } from './connect.ts';
+import { writeHttpError } from './connect.ts';
 import { relay } from './relay.ts';
 import { sshTarget } from './ssh-proxy.ts';
 import { vncTarget } from './vnc-proxy.ts';
@@ -20,18 +20,7 @@ import { vncTarget } from './vnc-proxy.ts';
 export const ACTIVITY_INTERVAL_MS = 30_000;
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const CLOSE_GRACE_MS = 2_000;
-const PATH = /^\/v1\/sandboxes\/(sb-[0-9a-f]{32})\/(vnc|ssh)$/;
-
-export interface ProxyTarget {
-  kind: 'vnc' | 'ssh';
-  sandbox: Sandbox;
-  /** Connected to the VM; what it sent so far is buffered until the relay starts. */
-  vm: VmConnection;
-  /** When the connection must end (viewer link expiry), ms since the epoch. */
-  closeAt?: number;
-  /** A handshake with the client after the upgrade; resolves with bytes read beyond it. */
-  greet?: (ws: WebSocket) => Promise<Buffer>;
-}
+const PATH = new RegExp(`^/v1/sandboxes/(${SANDBOX_ID_BODY})/(vnc|ssh)$`);
 
 export interface WebSocketProxies {
   /** Open connections. */

@@ -7,10 +7,9 @@ import { ApiError } from '../errors.ts';
 import type { ApiContext } from '../services/context.ts';
 import { endpointOf, guestOf } from '../services/guests.ts';
 import { ByteReader } from './byte-reader.ts';
-import { connectVm, type VmConnection } from './connect.ts';
+import { connectVm, type ProxyTarget, type VmConnection } from './connect.ts';
 import { acceptViewer, authenticateToServer, RfbError } from './rfb.ts';
 import { toBuffer } from './relay.ts';
-import type { ProxyTarget } from './upgrade.ts';
 
 /** How long either side may take over its half of the handshake. */
 const HANDSHAKE_TIMEOUT_MS = 10_000;

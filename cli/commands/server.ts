@@ -1,5 +1,6 @@
 import { Command, Flags } from '@oclif/core';
 import { DRIVERS } from '../../crds/index.ts';
+import { storeFlags, storeOptions } from './shared/store-flags.ts';
 
 export default class Server extends Command {
   static override summary =
@@ -13,6 +14,7 @@ export default class Server extends Command {
   ];
 
   static override flags = {
+    ...storeFlags,
     'data-dir': Flags.string({ description: 'where the database, keys and blobs live', default: './data' }),
     port: Flags.integer({ description: 'customer API port', default: 8080, min: 0, max: 65535 }),
     'admin-port': Flags.integer({
@@ -30,6 +32,7 @@ export default class Server extends Command {
     // Loaded here, not at the top: the other commands start faster without the server's modules.
     const { startServer } = await import('../../api/server.ts');
     const server = await startServer({
+      ...storeOptions(flags),
       dataDir: flags['data-dir'],
       port: flags.port,
       adminPort: flags['admin-port'],

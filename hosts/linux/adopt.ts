@@ -14,7 +14,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { VmCgroup } from './cgroups.ts';
 import { ownerAlive } from './claims.ts';
-import type { VmEntry } from './host.ts';
+import type { VmEntry } from './vm-entry.ts';
 import { ensureUserLower } from './image.ts';
 import { isMounted, mountHome, unmount } from './overlay.ts';
 import { greets } from './probe.ts';
@@ -30,7 +30,7 @@ import { XProbe } from './x-probe.ts';
 export const DESKTOP_PROGRAMS: Record<DesktopProcess, string> = {
   xvfb: 'Xvfb',
   bus: 'dbus-daemon',
-  wm: 'openbox',
+  session: 'xfce4-session',
   vnc: 'x11vnc',
   sshd: 'sshd',
 };

@@ -1,7 +1,8 @@
-// A VM's screen: Xvfb (its own cookie, no TCP, -noreset), a session bus and openbox running as the VM
-// user, and x11vnc bound to the VM's own address only. Readiness is observed, never slept on: Xvfb
-// reports its display number on -displayfd once it accepts clients, openbox is up when it owns the
-// WM_S0 selection, x11vnc when its port accepts connections.
+// A VM's screen: Xvfb (its own cookie, no TCP, -noreset), a session bus and an XFCE session running
+// as the VM user, and x11vnc bound to the VM's own address only. Readiness is observed, never slept
+// on: Xvfb reports its display number on -displayfd once it accepts clients, the session is up when
+// xfwm4 owns the WM_S0 selection and the panel and the desktop (wallpaper) windows are mapped, x11vnc
+// when its port accepts connections.
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,8 +67,20 @@ export function sessionEnv(s: ScreenSpec, display: string): NodeJS.ProcessEnv {
     XAUTHORITY: s.xauthority,
     XDG_RUNTIME_DIR: s.runtimeDir,
     DBUS_SESSION_BUS_ADDRESS: `unix:path=${s.runtimeDir}/bus`,
+    ...DESKTOP_ENV,
   };
 }
+
+/**
+ * What tells programs which desktop they run in (xdg-open hands files to exo-open under XFCE), and
+ * that an assistive technology listens: Chromium exposes its AT-SPI tree only then.
+ */
+export const DESKTOP_ENV = {
+  ACCESSIBILITY_ENABLED: '1',
+  XDG_CURRENT_DESKTOP: 'XFCE',
+  XDG_SESSION_DESKTOP: 'xfce',
+  XDG_SESSION_TYPE: 'x11',
+} as const;
 
 function wrapped(s: ScreenSpec, command: string, args: string[], asUser: boolean) {
   const as = asUser ? { uid: s.vmUser.uid, gid: s.vmUser.gid } : undefined;
@@ -142,16 +155,18 @@ function readDisplayNumber(proc: TrackedProcess, timeoutMs: number): Promise<num
 }
 
 /**
- * Starts the session bus and openbox as the VM user; resolves once openbox manages the screen.
- * The bus lives at $XDG_RUNTIME_DIR/bus, where GTK apps (and SSH sessions) look for it by default.
+ * Starts the session bus and the XFCE session (xfce4-session, which starts xfwm4, xfsettingsd, the
+ * panel, xfdesktop and Thunar's daemon) as the VM user; resolves once the desktop is on screen: a
+ * screenshot of a VM that just became ready shows the panel and the wallpaper. The bus lives at
+ * $XDG_RUNTIME_DIR/bus, where GTK apps (and SSH sessions) look for it by default.
  */
 export async function startSession(
   tracker: ProcessTracker,
   s: ScreenSpec,
   display: string,
   cookie: Buffer,
-  timeoutMs = 5000,
-): Promise<{ bus: TrackedProcess; wm: TrackedProcess }> {
+  timeoutMs = 15_000,
+): Promise<{ bus: TrackedProcess; session: TrackedProcess }> {
   const env = sessionEnv(s, display);
   const busArgs = [
     '--session',
@@ -167,28 +182,53 @@ export async function startSession(
     cwd: s.vmUser.home,
     logFile: join(s.logDir, 'dbus-daemon.log'),
   });
-  const wmCmd = wrapped(s, 'openbox', [], true);
-  const wm = await tracker.start(wmCmd.command, wmCmd.args, {
-    label: 'openbox',
+  const sessionCmd = wrapped(s, 'xfce4-session', [], true);
+  const session = await tracker.start(sessionCmd.command, sessionCmd.args, {
+    label: 'xfce4-session',
     env,
     cwd: s.vmUser.home,
-    logFile: join(s.logDir, 'openbox.log'),
+    logFile: join(s.logDir, 'xfce4-session.log'),
   });
   const x = await XProbe.connect(display, cookie);
   try {
     const wmSelection = await x.internAtom('WM_S0');
     await Promise.all([
-      waitReady('openbox', wm, async () => (await x.selectionOwner(wmSelection)) !== 0, timeoutMs),
+      waitReady(
+        'the XFCE session',
+        session,
+        async () => (await x.selectionOwner(wmSelection)) !== 0 && (await desktopShown(x)),
+        timeoutMs,
+        50,
+      ),
       waitReady('session bus', bus, async () => existsSync(`${s.runtimeDir}/bus`), timeoutMs),
     ]);
   } catch (e) {
     bus.kill();
-    wm.kill();
+    session.kill();
     throw e;
   } finally {
     x.close();
   }
-  return { bus, wm };
+  return { bus, session };
+}
+
+/** The window classes that make the desktop: the panel (menu, clock, launchers) and the wallpaper. */
+const DESKTOP_CLASSES = ['Xfce4-panel', 'Xfdesktop'];
+
+/** Whether a viewable window of each desktop class is among the window manager's clients. */
+async function desktopShown(x: XProbe): Promise<boolean> {
+  const clients = await x.property32(x.root, await x.internAtom('_NET_CLIENT_LIST'));
+  const wmClass = await x.internAtom('WM_CLASS');
+  const shown = new Set<string>();
+  for (const w of clients) {
+    try {
+      const cls = (await x.propertyText(w, wmClass)).split('\0')[1];
+      if (cls && DESKTOP_CLASSES.includes(cls) && (await x.viewable(w))) shown.add(cls);
+    } catch {
+      // The window went away while we looked.
+    }
+  }
+  return DESKTOP_CLASSES.every((c) => shown.has(c));
 }
 
 export interface VncSpec {

@@ -1,4 +1,4 @@
-// The guest half on a real desktop: a VM of the linux driver (its own user, Xvfb + openbox, session
+// The guest half on a real desktop: a VM of the linux driver (its own user, Xvfb + XFCE, session
 // bus, sshd), every behaviour checked by its effect: files read back over exec, text saved by a GTK
 // editor, window focus and geometry from X11, pixels from screenshots, MP4s from ffprobe.
 import { execFile } from 'node:child_process';
@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WindowNode } from '../driver.ts';
 import type { LinuxGuest } from './guest.ts';
 import { createLinuxDriver, type LinuxDriver, type LinuxHost } from './index.ts';
+import { waitFor } from '../../test/support/wait.ts';
 
 const run = promisify(execFile);
 
@@ -53,18 +54,16 @@ let guest: LinuxGuest;
 let vmIp: string;
 let host: LinuxHost;
 
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false>,
-  deadlineMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** test/support/wait.ts with the subject first, as these desktop checks read best. */
+function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  return waitFor(probe, what, timeoutMs);
+}
+
+/** Whether a text node in the window's accessibility tree has the keyboard focus. */
+function hasFocusedText(w: WindowNode): boolean {
+  const walk = (n: WindowNode): boolean =>
+    (n.role === 'text' && n.focused === true) || (n.children ?? []).some(walk);
+  return walk(w);
 }
 
 async function windowNamed(title: string): Promise<WindowNode | undefined> {
@@ -121,6 +120,65 @@ describe('exec', () => {
     expect(res.stdout).toBe('');
     expect(Date.now() - started).toBeLessThan(3000);
     await until('sleeps gone', async () => (await guest.exec("pgrep -f 'sleep 300[12]'")).return_code === 1);
+  });
+
+  it('kills a foreground command that does not exit at the timeout, with what it wrote so far', async () => {
+    const res = await guest.exec('echo partial; trap "" HUP; sleep 3011; echo never', { timeoutMs: 400 });
+    expect(res).toMatchObject({ stdout: 'partial\n', return_code: 124, timed_out: true });
+    await until('sleep gone', async () => (await guest.exec("pgrep -f 'sleep 301[1]'")).return_code === 1);
+  });
+
+  describe('starts apps: returns when its shell exits, what it put in the background keeps running', () => {
+    const alive = async (pattern: string) => (await guest.exec(`pgrep -f '${pattern}'`)).return_code === 0;
+
+    it('a GUI app (xterm &) appears on the screen and outlives the call', async () => {
+      const res = await guest.exec('echo before; xterm & echo "pid $!"', { timeoutMs: 30_000 });
+      const pid = Number(/^pid (\d+)$/m.exec(res.stdout)?.[1]);
+      expect(res).toEqual({ stdout: `before\npid ${pid}\n`, stderr: '', return_code: 0, timed_out: false });
+      // bash in the xterm retitles it: its window is found by pid.
+      const win = await until('the xterm window', async () =>
+        (await guest.windows()).find((w) => w.pid === pid),
+      );
+      expect((await guest.exec(`kill -0 ${win.pid} && echo alive`)).stdout).toBe('alive\n');
+      await closeWindow(win);
+    });
+
+    it('a daemon that double-forks, nohup and a HUP-ignoring command keep running', async () => {
+      const res = await guest.exec(
+        [
+          '( ( exec sleep 3021 ) & )',
+          'nohup sleep 3022 &',
+          'sh -c \'trap "" HUP; exec sleep 3023\' &',
+          'setsid -f sleep 3024',
+          'echo started; exit 5',
+        ].join('\n'),
+        { timeoutMs: 30_000 },
+      );
+      expect(res).toMatchObject({ stdout: 'started\n', return_code: 5, timed_out: false });
+      // (A bracket in each pattern: the shell running pgrep has the pattern on its own command line.)
+      for (const n of [1, 2, 3, 4]) expect(await alive(`sleep 302[${n}]`)).toBe(true);
+      await guest.exec("pkill -f 'sleep 302[1-4]'");
+      await until('sleeps gone', async () => !(await alive('sleep 302[1-4]')));
+    });
+
+    it("keeps the command's output only, and a background writer keeps its pipe after the call", async () => {
+      await guest.exec('rm -f go wrote');
+      // The writer waits for a file the test makes after the call returned, then writes to the
+      // stdout it inherited: not part of the result, and no SIGPIPE (it goes on to write `wrote`).
+      const res = await guest.exec(
+        'printf "line 1\\nno newline"; echo oops >&2; ' +
+          '( while [ ! -e go ]; do sleep 0.05; done; echo late; echo late >&2; echo ok > wrote ) &',
+        { timeoutMs: 30_000 },
+      );
+      expect(res).toEqual({
+        stdout: 'line 1\nno newline',
+        stderr: 'oops\n',
+        return_code: 0,
+        timed_out: false,
+      });
+      await guest.exec('touch go');
+      await until('the writer wrote', async () => (await guest.exec('cat wrote')).stdout === 'ok\n');
+    });
   });
 
   it('reconnects after the pooled SSH connection dies', async () => {
@@ -226,7 +284,12 @@ describe('desktop', () => {
     expect(JSON.stringify(withTree.children)).toContain('"role":"text"');
     await guest.click(win.x + 100, win.y + 100);
     // Keys go to the focused window: typed before the window manager has focused it, they are lost.
-    await until('Typing Test focused', async () => (await windowNamed('Typing Test'))?.focused === true);
+    // The window manager marks it active (_NET_ACTIVE_WINDOW) before a GTK app, asked to take the
+    // focus (WM_TAKE_FOCUS), has it: wait until the text view itself says it has the focus.
+    await until('Typing Test focused', async () => {
+      const w = await windowNamed('Typing Test');
+      return w?.focused === true && hasFocusedText(w);
+    });
     // More distinct characters outside the keyboard map than it has spare keycodes (~19): bindings
     // are recycled while typing, at full speed (no delay).
     const text = 'Hello, wörld ✓ ünïcödé αβγδεζηθικλμνξοπρστυφχψω 日本語のテキスト';
@@ -242,7 +305,14 @@ describe('desktop', () => {
 
   it('focuses the window a click hits', async () => {
     const a = await openEditor('Focus A', 'a.txt');
-    const b = await openEditor('Focus B', 'b.txt');
+    const opened = await openEditor('Focus B', 'b.txt');
+    // xfwm4 may place the second window right over the first; put it beside it, so each has a part
+    // the other does not cover.
+    await guest.exec(`wmctrl -i -r ${opened.id} -e 0,${a.x + a.width + 40},${a.y},-1,-1`);
+    const b = await until('Focus B beside Focus A', async () => {
+      const w = await windowNamed('Focus B');
+      return w && w.x >= a.x + a.width ? w : undefined;
+    });
     for (const target of [a, b, a]) {
       const other = target === a ? b : a;
       // A point of the target that the other window does not cover.

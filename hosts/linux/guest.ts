@@ -21,6 +21,7 @@ import {
   type ScrollDirection,
   type WindowNode,
 } from '../driver.ts';
+import { DESKTOP_ENV } from './display.ts';
 import { VmFiles } from './files.ts';
 import { Input } from './input.ts';
 import { chordFor, keysymsForText, parseHotkey } from './keys.ts';
@@ -69,6 +70,7 @@ export class LinuxGuest implements Guest {
       DISPLAY: vm.display,
       XAUTHORITY: vm.xauthority,
       XDG_RUNTIME_DIR: vm.runtimeDir,
+      ...DESKTOP_ENV,
     };
     const bus = `${vm.runtimeDir}/bus`;
     if (existsSync(bus)) env.DBUS_SESSION_BUS_ADDRESS = `unix:path=${bus}`;

@@ -1,6 +1,6 @@
 // The linux host on real desktops: every claim is checked by its effect on the machine (a display
 // that answers, sockets bound where they should be, an SSH login, cgroup files, /proc, the home).
-import { existsSync, mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,8 +134,15 @@ function rfbSecurityTypes(ip: string, port: number): Promise<number[]> {
   });
 }
 
+const xSocket = (display: string) => `/tmp/.X11-unix/X${display.replace(/^:/, '')}`;
+
+function socketDirOwnerAndMode(): { uid: number; mode: number } {
+  const st = lstatSync('/tmp/.X11-unix');
+  return { uid: st.uid, mode: st.mode & 0o7777 };
+}
+
 describe('linux host', () => {
-  it('boots a desktop whose display answers only with its cookie, managed by openbox', async () => {
+  it('boots a desktop whose display answers only with its cookie, managed by a window manager', async () => {
     const { record, paths } = host.describe('a');
     const cookie = readFileSync(paths.xauthority).subarray(-16);
     const x = await XProbe.connect(record.display!, cookie);
@@ -143,6 +150,8 @@ describe('linux host', () => {
     x.close();
     expect(owner).not.toBe(0);
     await expect(XProbe.connect(record.display!, Buffer.alloc(16))).rejects.toThrow(/refused/);
+    // The X socket dir is the driver's (root, world-writable and sticky), not the first VM user's.
+    expect(socketDirOwnerAndMode()).toEqual({ uid: 0, mode: 0o1777 });
   });
 
   it('serves VNC with a password on the VM address only', async () => {
@@ -174,17 +183,17 @@ describe('linux host', () => {
     );
   });
 
-  it('ships a terminal and a GTK text editor that open windows on the desktop', async () => {
-    // A window shows in the tree as `"title": ("instance" "Class")`; bash retitles xterm, so match its class.
+  it('ships a terminal and a text editor that open windows on the desktop', async () => {
+    // A window shows in the tree as `"title": ("instance" "Class")`; the shell retitles a terminal, so match classes.
     const waitForWindow = (text: string) =>
       `(for i in $(seq 200); do xwininfo -root -tree | grep -qF '${text}' && exit 0; sleep 0.1; done; exit 1) || { echo "no ${text} window" >&2; exit 1; }`;
     const r = await ssh(
       'a',
       [
-        '(setsid text-editor ~/Desktop/README.txt >/dev/null 2>&1 &)',
-        '(setsid xterm >/dev/null 2>&1 &)',
-        waitForWindow('"Text Editor"'),
-        waitForWindow('("xterm" "XTerm")'),
+        'setsid -f mousepad ~/Desktop/README.txt >/dev/null 2>&1 </dev/null',
+        'setsid -f xfce4-terminal >/dev/null 2>&1 </dev/null',
+        waitForWindow('("mousepad" "Mousepad")'),
+        waitForWindow('("xfce4-terminal" "Xfce4-terminal")'),
       ].join('\n'),
     );
     expect(r).toMatchObject({ code: 0, stderr: '' });
@@ -235,7 +244,18 @@ describe('linux host', () => {
     expect(members).toEqual(expect.arrayContaining([...pids, ...sleeper]));
     expect(readFileSync('/proc/sysvipc/shm', 'utf8')).toMatch(new RegExp(`^\\s*\\d+\\s+${shmId}\\s`, 'm'));
 
+    const a = host.describe('a');
+    const aSocket = xSocket(a.record.display!);
+    const bSocket = xSocket(record.display!);
+    expect(existsSync(aSocket) && existsSync(bSocket)).toBe(true);
+
     await host.deleteVm('b');
+    // b's power-off sweep took b's X socket only: the dir and a's socket (and display) stay.
+    expect(socketDirOwnerAndMode()).toEqual({ uid: 0, mode: 0o1777 });
+    expect(existsSync(bSocket)).toBe(false);
+    expect(existsSync(aSocket)).toBe(true);
+    const x = await XProbe.connect(a.record.display!, readFileSync(a.paths.xauthority).subarray(-16));
+    x.close();
     expect(liveUserPids(record.uid)).toEqual([]);
     expect(members.filter(alive)).toEqual([]);
     expect(isMounted(record.home)).toBe(false);

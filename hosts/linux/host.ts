@@ -17,14 +17,14 @@ import {
   type VmInfo,
 } from '../driver.ts';
 import { adoptVms } from './adopt.ts';
-import type { SlotClaim } from './claims.ts';
+import type { VmEntry } from './vm-entry.ts';
 import { exportDelta, importDelta } from './delta.ts';
 import { Mutex, KeyedMutex } from './mutex.ts';
-import type { ProcessTracker, TrackedProcess } from './runner.ts';
+import type { ProcessTracker } from './runner.ts';
 import { bootDesktop, powerOff, type DesktopProcess } from './vm-boot.ts';
 import { claimSlot, destroyVmFiles, provisionVm, type SetupContext } from './vm-setup.ts';
 import { checkRoom, validateCreate, validateSize, vmInfo } from './vm-spec.ts';
-import { vmRuntime, type LinuxVmRuntime } from './vm-runtime.ts';
+import { vmRuntime } from './vm-runtime.ts';
 import { saveRecord, type VmPaths, type VmRecord } from './vm-record.ts';
 import type { VmCgroup } from './cgroups.ts';
 
@@ -37,22 +37,6 @@ export interface LinuxHostOptions {
   height: number;
   now: () => Date;
   log: (msg: string) => void;
-}
-
-/** One VM as the host holds it in memory. */
-export interface VmEntry {
-  record: VmRecord;
-  paths: VmPaths;
-  cgroup: VmCgroup;
-  claim: SlotClaim;
-  procs: Partial<Record<DesktopProcess, TrackedProcess>>;
-  runtime?: LinuxVmRuntime;
-  guest?: Guest & { close?: () => Promise<void> };
-  /** Set while we stop the VM ourselves, so that the exits we cause are not taken for a crash. */
-  stopping: boolean;
-  /** Set while it boots: it already counts against the Mac's cores and memory. */
-  booting?: boolean;
-  lastActivity?: Date;
 }
 
 export class LinuxHost implements Host {

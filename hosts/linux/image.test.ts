@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLinuxDriver } from './index.ts';
-import { openboxRc, templateFiles } from './image.ts';
+import { keyboardShortcuts, templateFiles } from './image.ts';
 
 describe('the desktop image', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sandbay-image-'));
@@ -13,11 +13,21 @@ describe('the desktop image', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("configures openbox with one desktop, from the system's own rc.xml", () => {
-    const rc = openboxRc();
-    expect(rc).toMatch(/<desktops>[\s\S]*?<number>1<\/number>/);
-    expect(templateFiles().map((f) => f.path)).toContain('.config/openbox/rc.xml');
-    expect(openboxRc('/nonexistent/rc.xml')).toBeUndefined();
+  it('configures XFCE with one workspace, no screensaver, and default applications by type', () => {
+    const files = new Map(templateFiles().map((f) => [f.path, f.content]));
+    const xfwm4 = files.get('.config/xfce4/xfconf/xfce-perchannel-xml/xfwm4.xml');
+    expect(xfwm4).toMatch(/name="workspace_count" type="int" value="1"/);
+    expect(files.get('.config/autostart/xscreensaver.desktop')).toMatch(/^Hidden=true$/m);
+    expect(files.get('.config/mimeapps.list')).toMatch(/^text\/plain=org\.xfce\.mousepad\.desktop$/m);
+    expect(files.has('.config/chromium/First Run')).toBe(true);
+  });
+
+  it("keeps XFCE's shortcuts but those on vendor keys, whose keycodes the driver binds characters to", () => {
+    const shortcuts = keyboardShortcuts();
+    expect(shortcuts).toContain('<property name="override" type="bool" value="true"/>');
+    expect(shortcuts).toContain('value="exo-open --launch TerminalEmulator"');
+    expect(shortcuts).not.toMatch(/XF86|HomePage/);
+    expect(keyboardShortcuts('/nonexistent.xml')).toBeUndefined();
   });
 
   it('keeps one desktop: a wheel scroll on the desktop does not switch away from the windows', async () => {

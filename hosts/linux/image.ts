@@ -1,8 +1,10 @@
-// An image of the linux driver is a template home directory: the desktop's configuration and a few
-// files, the programs themselves being the machine's (xterm as the terminal, a small GTK text editor,
-// zenity and gtk3-widget-factory for dialogs and widgets). The template is built once per image in
-// the data dir; each VM user gets its own copy of it as its overlay lower layer, owned by that user,
-// because overlayfs keeps the lower layer's owners and the VM user must own its files (chmod, ssh).
+// An image of the linux driver is a template home directory: the XFCE session's configuration and a
+// few files, the programs themselves being the machine's (XFCE: xfwm4, panel, desktop, Thunar,
+// xfce4-terminal, Mousepad; Debian's Chromium with sandbay's managed policy). The template is built
+// once per image in the data dir; each VM user gets its own copy of it as its overlay lower layer,
+// owned by that user, because overlayfs keeps the lower layer's owners and the VM user must own its
+// files (chmod, ssh). Only what differs from XFCE's system defaults is written (xfconf merges the
+// user's channel files over /etc/xdg).
 import { createHash, randomBytes } from 'node:crypto';
 import {
   chmodSync,
@@ -24,94 +26,149 @@ interface TemplateFile {
   mode: number;
 }
 
-const EDITOR = `#!/usr/bin/python3
-# A small GTK 3 text editor: its text view is visible to accessibility tools (AT-SPI).
-import sys
-import gi
-gi.require_version('Gtk', '3.0')
-from gi.repository import Gtk, Gdk
+const XFCONF = '.config/xfce4/xfconf/xfce-perchannel-xml';
 
-class Editor(Gtk.Window):
-    def __init__(self, path):
-        super().__init__(title='Text Editor')
-        self.path = path
-        self.set_default_size(720, 480)
-        bar = Gtk.HeaderBar(show_close_button=True, title='Text Editor', subtitle=path or 'untitled')
-        save = Gtk.Button(label='Save')
-        save.connect('clicked', lambda _b: self.save())
-        bar.pack_end(save)
-        self.set_titlebar(bar)
-        self.view = Gtk.TextView(monospace=True)
-        self.view.get_accessible().set_name('Document')
-        scroll = Gtk.ScrolledWindow()
-        scroll.add(self.view)
-        self.add(scroll)
-        if path:
-            try:
-                with open(path, encoding='utf-8') as f:
-                    self.view.get_buffer().set_text(f.read())
-            except FileNotFoundError:
-                pass
-        self.connect('key-press-event', self.on_key)
-
-    def on_key(self, _w, ev):
-        if ev.state & Gdk.ModifierType.CONTROL_MASK and Gdk.keyval_to_lower(ev.keyval) == Gdk.KEY_s:
-            self.save()
-            return True
-        return False
-
-    def save(self):
-        if not self.path:
-            return
-        buf = self.view.get_buffer()
-        with open(self.path, 'w', encoding='utf-8') as f:
-            f.write(buf.get_text(buf.get_start_iter(), buf.get_end_iter(), True))
-
-win = Editor(sys.argv[1] if len(sys.argv) > 1 else None)
-win.connect('destroy', Gtk.main_quit)
-win.show_all()
-Gtk.main()
-`;
-
-const MENU = `<?xml version="1.0" encoding="UTF-8"?>
-<openbox_menu xmlns="http://openbox.org/3.4/menu">
-  <menu id="root-menu" label="sandbay">
-    <item label="Terminal"><action name="Execute"><command>xterm</command></action></item>
-    <item label="Text Editor"><action name="Execute"><command>~/.local/bin/text-editor</command></action></item>
-    <item label="Widget Factory"><action name="Execute"><command>gtk3-widget-factory</command></action></item>
-  </menu>
-</openbox_menu>
-`;
-
-const DESKTOP_ENTRY = `[Desktop Entry]
-Type=Application
-Name=Text Editor
-Exec=text-editor %f
-Terminal=false
-Categories=Utility;TextEditor;
-`;
-
-const README = `This is a sandbay desktop (a Linux stand-in for a macOS VM).
-Terminal: xterm. Text editor: text-editor (GTK 3, in ~/.local/bin). Right-click the desktop for a menu.
+/**
+ * xfwm4: one workspace (with four, a wheel scroll on the desktop switches workspaces and the windows
+ * vanish from an agent's screenshot), no compositing (Xvfb has no GPU; it only costs CPU and memory).
+ */
+const XFWM4 = `<?xml version="1.0" encoding="UTF-8"?>
+<channel name="xfwm4" version="1.0">
+  <property name="general" type="empty">
+    <property name="workspace_count" type="int" value="1"/>
+    <property name="use_compositing" type="bool" value="false"/>
+    <property name="scroll_workspaces" type="bool" value="false"/>
+  </property>
+</channel>
 `;
 
 /**
- * openbox's own configuration with one desktop: with its default four, a wheel scroll on the desktop
- * switches desktops, and a click after that leaves no window focused — an agent scrolling the desktop
- * would then type into nothing. One desktop turns every GoToDesktop binding into a no-op.
+ * The session: xfsettingsd first (it resets the keyboard map and the theme as it starts: input sent
+ * meanwhile was lost), then the window manager, the panel and the desktop at once (XFCE's default
+ * starts them one priority group after the other, each waiting for the last to register), without
+ * Thunar's daemon (Thunar starts when asked, over D-Bus); no ssh-agent or gpg-agent; nothing saved at
+ * exit: every boot is the image.
  */
-export function openboxRc(system = '/etc/xdg/openbox/rc.xml'): string | undefined {
-  let rc: string;
+const SESSION = `<?xml version="1.0" encoding="UTF-8"?>
+<channel name="xfce4-session" version="1.0">
+  <property name="general" type="empty">
+    <property name="SaveOnExit" type="bool" value="false"/>
+  </property>
+  <property name="startup" type="empty">
+    <property name="ssh-agent" type="empty">
+      <property name="enabled" type="bool" value="false"/>
+    </property>
+    <property name="gpg-agent" type="empty">
+      <property name="enabled" type="bool" value="false"/>
+    </property>
+  </property>
+  <property name="sessions" type="empty">
+    <property name="Failsafe" type="empty">
+      <property name="IsFailsafe" type="bool" value="true"/>
+      <property name="Count" type="int" value="4"/>
+      <property name="Client0_Command" type="array">
+        <value type="string" value="xfwm4"/>
+      </property>
+      <property name="Client0_Priority" type="int" value="15"/>
+      <property name="Client0_PerScreen" type="bool" value="false"/>
+      <property name="Client1_Command" type="array">
+        <value type="string" value="xfsettingsd"/>
+      </property>
+      <property name="Client1_Priority" type="int" value="10"/>
+      <property name="Client1_PerScreen" type="bool" value="false"/>
+      <property name="Client2_Command" type="array">
+        <value type="string" value="xfce4-panel"/>
+      </property>
+      <property name="Client2_Priority" type="int" value="15"/>
+      <property name="Client2_PerScreen" type="bool" value="false"/>
+      <property name="Client3_Command" type="array">
+        <value type="string" value="xfdesktop"/>
+      </property>
+      <property name="Client3_Priority" type="int" value="15"/>
+      <property name="Client3_PerScreen" type="bool" value="false"/>
+    </property>
+  </property>
+</channel>
+`;
+
+/** XFCE's default keyboard shortcuts, where Debian keeps them. */
+const SHORTCUTS_DEFAULTS = '/etc/xdg/xfce4/xfconf/xfce-perchannel-xml/xfce4-keyboard-shortcuts.xml';
+
+/**
+ * XFCE's application shortcuts without the ones on vendor keys (XF86WWW, XF86Mail, XF86Display,
+ * HomePage). The settings daemon grabs each shortcut's keycode; the driver types characters missing
+ * from the keyboard map by binding them to spare keycodes, which include the vendor keys' (a virtual
+ * keyboard has none): a character bound to a grabbed keycode went to the shortcut, not to the app.
+ * The user's `custom` set with `override` replaces the defaults; undefined without the system file.
+ */
+export function keyboardShortcuts(system = SHORTCUTS_DEFAULTS): string | undefined {
+  let xml: string;
   try {
-    rc = readFileSync(system, 'utf8');
+    xml = readFileSync(system, 'utf8');
   } catch {
     return undefined;
   }
-  return rc.replace(
-    /(<desktops>[\s\S]*?<number>)\d+(<\/number>)/,
-    (_, open: string, close: string) => `${open}1${close}`,
-  );
+  const defaults =
+    /<property name="commands" type="empty">\s*<property name="default" type="empty">([\s\S]*?)<\/property>\s*<\/property>/.exec(
+      xml,
+    )?.[1];
+  if (defaults === undefined) return undefined;
+  // Each default is one line (`<property name="KEYS" type="string" value="COMMAND"/>`) or a line that
+  // opens one with a child (startup-notify) and its closing line; vendor keys' are one-liners.
+  const kept = defaults
+    .split('\n')
+    .filter((line) => !/^\s*<property name="(?:[^"]*&gt;)?(?:XF86[^"]*|HomePage)" [^>]*\/>\s*$/.test(line))
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<channel name="xfce4-keyboard-shortcuts" version="1.0">
+  <property name="commands" type="empty">
+    <property name="custom" type="empty">
+      <property name="override" type="bool" value="true"/>
+${kept.map((line) => `      ${line}`).join('\n')}
+    </property>
+  </property>
+</channel>
+`;
 }
+
+/** A screensaver would blank the screen an agent looks at after ten idle minutes. */
+const NO_SCREENSAVER = `[Desktop Entry]
+Type=Application
+Name=Screensaver
+Hidden=true
+`;
+
+/** XFCE's preferred applications (the panel's launchers and exo-open). */
+const HELPERS = `WebBrowser=chromium
+TerminalEmulator=xfce4-terminal
+FileManager=thunar
+`;
+
+/** Opening a file by type (xdg-open, exo-open, Thunar): text to Mousepad, web and PDF to Chromium. */
+const MIME_DEFAULTS = `[Default Applications]
+text/plain=org.xfce.mousepad.desktop
+text/markdown=org.xfce.mousepad.desktop
+text/x-python=org.xfce.mousepad.desktop
+text/x-shellscript=org.xfce.mousepad.desktop
+text/csv=org.xfce.mousepad.desktop
+application/json=org.xfce.mousepad.desktop
+application/xml=org.xfce.mousepad.desktop
+text/html=chromium.desktop
+application/xhtml+xml=chromium.desktop
+application/pdf=chromium.desktop
+image/png=chromium.desktop
+image/jpeg=chromium.desktop
+image/svg+xml=chromium.desktop
+x-scheme-handler/http=chromium.desktop
+x-scheme-handler/https=chromium.desktop
+inode/directory=thunar.desktop
+`;
+
+const README = `This is a sandbay desktop (a Linux stand-in for a macOS VM), an XFCE session.
+Applications menu (top left): Chromium (web browser), Terminal (xfce4-terminal), Mousepad (text
+editor), Thunar (file manager). Open any file with its default application: xdg-open FILE.
+`;
 
 function skel(name: string, fallback: string): string {
   try {
@@ -123,17 +180,24 @@ function skel(name: string, fallback: string): string {
 
 /** The files of the template home, the same for every image of this driver. */
 export function templateFiles(): TemplateFile[] {
-  const rc = openboxRc();
+  const shortcuts = keyboardShortcuts();
   return [
-    ...(rc === undefined ? [] : [{ path: '.config/openbox/rc.xml', content: rc, mode: 0o644 }]),
+    ...(shortcuts === undefined
+      ? []
+      : [{ path: `${XFCONF}/xfce4-keyboard-shortcuts.xml`, content: shortcuts, mode: 0o644 }]),
     { path: '.profile', content: skel('.profile', 'PATH="$HOME/.local/bin:$PATH"\n'), mode: 0o644 },
     { path: '.bashrc', content: skel('.bashrc', ''), mode: 0o644 },
     { path: '.bash_logout', content: skel('.bash_logout', ''), mode: 0o644 },
-    { path: '.config/openbox/menu.xml', content: MENU, mode: 0o644 },
-    { path: '.local/bin/text-editor', content: EDITOR, mode: 0o755 },
-    { path: '.local/share/applications/text-editor.desktop', content: DESKTOP_ENTRY, mode: 0o644 },
+    { path: `${XFCONF}/xfwm4.xml`, content: XFWM4, mode: 0o644 },
+    { path: `${XFCONF}/xfce4-session.xml`, content: SESSION, mode: 0o644 },
+    { path: '.config/autostart/xscreensaver.desktop', content: NO_SCREENSAVER, mode: 0o644 },
+    { path: '.config/xfce4/helpers.rc', content: HELPERS, mode: 0o644 },
+    { path: '.config/mimeapps.list', content: MIME_DEFAULTS, mode: 0o644 },
+    // Chromium's first run is over before it starts: no welcome tab, no default-browser question.
+    { path: '.config/chromium/First Run', content: '', mode: 0o644 },
     { path: 'Desktop/README.txt', content: README, mode: 0o644 },
     { path: 'Documents/.keep', content: '', mode: 0o644 },
+    { path: 'Downloads/.keep', content: '', mode: 0o644 },
   ];
 }
 

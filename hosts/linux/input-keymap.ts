@@ -1,5 +1,9 @@
 // keysym → keycode for XTEST, per connection. A keysym the keyboard map lacks (most of Unicode) is
 // bound to a spare keycode (one whose row is empty) with ChangeKeyboardMapping, as xdotool does.
+// Not the keycodes of vendor media keys (XF86WWW, XF86Mail, …), though a virtual keyboard has no
+// such keys: a desktop session grabs them by keycode to launch apps (XFCE does), the grab stays on
+// the keycode when it is rebound, and a character typed there went to the grabber (tried: `χ` and
+// `語` were lost every time).
 // Unlike xdotool, the binding is kept (reused, evicted least-recently-used) rather than reverted
 // right after the keystroke: a client that looks the keycode up after the revert would see the
 // wrong character. Xvfb's map has ~19 spare keycodes, so a text with more distinct unmapped

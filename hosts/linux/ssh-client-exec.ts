@@ -2,6 +2,11 @@
 // with the desktop session's environment (DISPLAY, XAUTHORITY, XDG_RUNTIME_DIR, the session bus), so
 // that a GUI program started by exec appears on the VM's screen.
 //
+// A call returns when the command's shell exits, with the output the command wrote until then; what
+// it started in the background keeps running and does not hold the call (see exec-marker.ts): the
+// channel stays open, drained, until those processes close the inherited pipes, so they never write
+// into a closed pipe (SIGPIPE). Its slot in the connection's channel limit is freed at return.
+//
 // Timeouts cost nothing until they fire. sshd starts a command without a terminal in a new session
 // (setsid), so the shell's pid is also the process group of everything the command starts (a
 // non-interactive shell has no job control). The command line first writes that pid on stderr (a
@@ -10,7 +15,8 @@
 // not answered. Wrapping every command in coreutils `timeout` did the same at ~8 ms per call.
 import type { ClientChannel } from 'ssh2';
 import { DriverError, type ExecResult } from '../driver.ts';
-import { exitCode, OutputCapture, shellQuote, type SshClient } from './ssh-client.ts';
+import { MarkedStream, markerTrap, newMarker } from './exec-marker.ts';
+import { exitCode, shellQuote, type SshClient } from './ssh-client.ts';
 
 const KILL_AFTER_MS = 2_000;
 /** After KILL, the host stops waiting for the channel this much later (a process that left the group may hold it). */
@@ -35,6 +41,11 @@ export function commandLine(command: string, env: Record<string, string>): strin
   return `printf '%s\\n' "$$" >&2\n${envPrefix(env)}${command}`;
 }
 
+/** `commandLine` whose shell writes `marker` on stdout and stderr when it exits (exec-marker.ts). */
+export function markedCommandLine(command: string, env: Record<string, string>, marker: string): string {
+  return commandLine(`${markerTrap(marker)}\n${command}`, env);
+}
+
 function validate(command: unknown, timeoutMs: number | undefined): asserts command is string {
   if (typeof command !== 'string' || command.trim() === '')
     throw new DriverError('invalid_argument', 'command is required');
@@ -51,57 +62,83 @@ function validate(command: unknown, timeoutMs: number | undefined): asserts comm
 
 export async function runCommand(ssh: SshClient, command: string, opts: RunOptions): Promise<ExecResult> {
   validate(command, opts.timeoutMs);
-  const result = await ssh.open(commandLine(command, opts.env), (channel) =>
-    collectExec(ssh, channel, opts.timeoutMs),
+  const marker = newMarker();
+  return ssh.open(markedCommandLine(command, opts.env, marker), (channel, _gone, release) =>
+    collectExec(ssh, channel, release, marker, opts.timeoutMs),
   );
-  return result;
 }
 
 /** Attached in the tick the channel opens (see SshClient.open). */
 function collectExec(
   ssh: SshClient,
   channel: ClientChannel,
+  release: () => void,
+  marker: string,
   timeoutMs: number | undefined,
 ): Promise<ExecResult> {
   return new Promise<ExecResult>((resolve, reject) => {
-    const stdout = new OutputCapture();
-    const stderr = new OutputCapture();
+    const stdout = new MarkedStream(marker, true);
+    const stderr = new MarkedStream(marker, false);
     let pidLine = '';
     let pid: number | undefined;
     let code = -1;
     let timedOut = false;
+    let settled = false;
     const timers: NodeJS.Timeout[] = [];
+    const finish = (returnCode: number): void => {
+      if (settled) return;
+      settled = true;
+      for (const t of timers) clearTimeout(t);
+      resolve({
+        stdout: stdout.capture.text(),
+        stderr: stderr.capture.text(),
+        return_code: timedOut ? TIMEOUT_EXIT_CODE : returnCode,
+        timed_out: timedOut,
+      });
+    };
+    // The shell exited normally: the call is done; the channel lives on, drained, for its background
+    // processes. After a timeout the channel is closed instead (the kill took the group).
+    const markersSeen = (): void => {
+      if (!stdout.done || !stderr.done || timedOut) return;
+      finish(stdout.status ?? code);
+      release();
+    };
 
-    channel.on('data', (chunk: Buffer) => stdout.add(chunk));
+    channel.on('data', (chunk: Buffer) => {
+      stdout.add(chunk);
+      markersSeen();
+    });
     channel.stderr.on('data', (chunk: Buffer) => {
-      if (pid !== undefined) return stderr.add(chunk);
-      // Everything up to the first newline is the shell's pid, written before the user's command runs.
-      const nl = chunk.indexOf(0x0a);
-      if (nl < 0) {
-        pidLine += chunk.toString('latin1');
-        return;
+      if (pid === undefined) {
+        // Everything up to the first newline is the shell's pid, written before the user's command runs.
+        const nl = chunk.indexOf(0x0a);
+        if (nl < 0) {
+          pidLine += chunk.toString('latin1');
+          return;
+        }
+        pid = Number.parseInt(pidLine + chunk.subarray(0, nl).toString('latin1'), 10);
+        chunk = chunk.subarray(nl + 1);
       }
-      pid = Number.parseInt(pidLine + chunk.subarray(0, nl).toString('latin1'), 10);
-      stderr.add(chunk.subarray(nl + 1));
+      stderr.add(chunk);
+      markersSeen();
     });
     channel.on('exit', (status: number | null, signal?: string) => {
       code = exitCode(status, signal);
     });
     channel.on('close', () => {
-      for (const t of timers) clearTimeout(t);
       // No exit status and no deadline: the connection went away under the command (VM stopped).
-      if (code === -1 && !timedOut) {
+      if (!settled && code === -1 && !timedOut) {
+        settled = true;
+        for (const t of timers) clearTimeout(t);
         reject(
           new DriverError('unreachable', 'the SSH connection closed before the command finished', 'exec'),
         );
         return;
       }
-      resolve({
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-        return_code: timedOut ? TIMEOUT_EXIT_CODE : code,
-        timed_out: timedOut,
-      });
+      // No markers: the shell was killed, or replaced by `exec`; the streams ended with everything.
+      stdout.flush();
+      stderr.flush();
+      finish(code);
     });
     channel.end();
 

@@ -1,7 +1,9 @@
 // One pooled SSH connection (ssh2) per VM: every exec, SFTP transfer and tar stream is a channel on
 // it. Nagle is off (noDelay): with it on, each small exec round trip waits for a delayed ACK
 // (48 ms instead of 3.4 ms here). A dropped connection is re-opened by the next call; a call whose
-// channel could not open on a dead connection is retried once on a fresh one.
+// channel never opened (a dead connection, a refused open) is retried on a fresh one. Once the channel
+// opened, the command may have started (sshd runs it before it answers the exec request): it is never
+// sent again, whatever happens to the connection, so exec runs at most once.
 //
 // Each connection carries a `gone` signal, aborted (with an `unreachable` DriverError) the moment it
 // ends for any reason: ssh2 never answers a request sent on a closed channel, so whatever still
@@ -35,8 +37,9 @@ export interface SftpSession {
 }
 
 /**
- * Exec channels open at once on the connection; more wait their turn. The VM's sshd allows 64
- * sessions per connection (MaxSessions); it frees one only after the client's close reaches it.
+ * Exec channels open at once on the connection; more wait their turn. The VM's sshd allows 1024
+ * sessions per connection (MaxSessions); it frees one only after the client's close reaches it. A
+ * channel an exec left open for its background processes no longer counts here (see `open`).
  */
 const MAX_CHANNELS = 16;
 const OPEN_ATTEMPTS = 3;
@@ -81,9 +84,13 @@ export class SshClient {
    * Opens an exec channel and hands it to `attach` synchronously, in the same tick it opens: a fast
    * command's output, exit status and close often arrive in the very packet batch that confirms the
    * channel, and an event emitted before its listener exists is lost. The channel's slot is freed
-   * when it closes. `gone` aborts when the connection under the channel ends.
+   * when it closes, or earlier by `release` (a channel left open on purpose, see ssh-client-exec.ts).
+   * `gone` aborts when the connection under the channel ends.
    */
-  async open<T>(command: string, attach: (channel: ClientChannel, gone: AbortSignal) => T): Promise<T> {
+  async open<T>(
+    command: string,
+    attach: (channel: ClientChannel, gone: AbortSignal, release: () => void) => T,
+  ): Promise<T> {
     await this.#acquire();
     // Freed once: by the channel's close, or by a failure to open it (never by both).
     let held = true;
@@ -98,7 +105,7 @@ export class SshClient {
         // A stream error on the channel (a write after the VM closed it) ends it; its close reports
         // the outcome. Unheard, it would crash the server.
         channel.on('error', () => channel.close());
-        return attach(channel, gone);
+        return attach(channel, gone, release);
       });
       return await opened.value;
     } catch (err) {
@@ -182,8 +189,8 @@ export class SshClient {
   }
 
   /**
-   * Retries only the opening of the channel, never a command that started: `attach`'s result comes
-   * back boxed, so a failure of the running command does not look like a failure to open.
+   * Retries only a failure to open the channel, never a command that may have started: `attach`'s
+   * result comes back boxed, so a failure of the running command does not look like a failure to open.
    */
   async #openExec<T>(
     command: string,
@@ -203,13 +210,14 @@ export class SshClient {
         });
       } catch (err) {
         const message = (err as Error).message;
-        // A dead connection (sshd restarted with the VM) is replaced; a refused channel is retried on
-        // the same connection after a short pause; either at most OPEN_ATTEMPTS times in all.
         const dead = this.#current !== client || /not connected|no response/i.test(message);
         if (dead) this.#drop(client);
-        if (attempt >= OPEN_ATTEMPTS) {
+        // The channel opened and the exec request was sent: sshd may have run the command already.
+        if (!neverOpened(err as Error) || attempt >= OPEN_ATTEMPTS) {
           throw new DriverError('unreachable', `SSH exec on ${this.#describe()}: ${message}`, 'ssh');
         }
+        // A dead connection (sshd restarted with the VM) is replaced; a refused channel is retried on
+        // the same connection after a short pause.
         if (!dead) await new Promise((r) => setTimeout(r, 20 * attempt));
       }
     }
@@ -303,6 +311,20 @@ export class SshClient {
     if (next) next();
     else this.#open--;
   }
+}
+
+/**
+ * Whether ssh2 failed `exec` before the channel opened, so the command never reached sshd. ssh2's
+ * errors at that stage: the socket was already closed ("Not connected"), the connection ended while
+ * the open was pending ("No response from server": only pending opens get it, an open channel's
+ * pending request fails with "Unable to exec"), the server refused the open (`reason` set), no local
+ * channel id was free, or the channel closed before the exec request could be sent.
+ */
+function neverOpened(err: Error): boolean {
+  if ('reason' in err) return true;
+  return /^(Not connected|No response from server|No free channels available|Channel is not open)$/.test(
+    err.message,
+  );
 }
 
 function collect(

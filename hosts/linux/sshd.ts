@@ -1,7 +1,6 @@
 // One sshd per VM, bound to the VM's own address, admitting only the VM user with the VM's own key.
-// Keys are ed25519 pairs generated in-process (Node crypto, written in OpenSSH's format) rather than
-// by spawning ssh-keygen: a fresh clone makes two of them.
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+// Keys are ed25519 pairs generated in-process (ssh2's generator, OpenSSH's format) rather than by
+// spawning ssh-keygen: a fresh clone makes two of them.
 import { mkdirSync, readFileSync } from 'node:fs';
 // ssh2 is CommonJS: Node finds `Client` among its named exports but not `utils`.
 import ssh2 from 'ssh2';
@@ -20,37 +19,8 @@ export interface SshKeyPair {
 
 /** A fresh ed25519 key pair in the formats sshd, ssh and the `ssh2` client read. */
 export function generateSshKey(comment: string): SshKeyPair {
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const jwk = privateKey.export({ format: 'jwk' });
-  const seed = Buffer.from(jwk.d!, 'base64url');
-  const pub = Buffer.from(jwk.x!, 'base64url');
-  const pubBlob = Buffer.concat([sshString('ssh-ed25519'), sshString(pub)]);
-  const check = randomBytes(4);
-  let priv = Buffer.concat([
-    check,
-    check,
-    sshString('ssh-ed25519'),
-    sshString(pub),
-    sshString(Buffer.concat([seed, pub])),
-    sshString(comment),
-  ]);
-  // Pad to the cipher block size ("none": 8) with 1, 2, 3, …
-  const pad = (8 - (priv.length % 8)) % 8;
-  priv = Buffer.concat([priv, Buffer.from(Array.from({ length: pad }, (_, i) => i + 1))]);
-  const body = Buffer.concat([
-    Buffer.from('openssh-key-v1\0', 'latin1'),
-    sshString('none'),
-    sshString('none'),
-    sshString(''),
-    uint32(1),
-    sshString(pubBlob),
-    sshString(priv),
-  ]);
-  const b64 = body.toString('base64').replace(/.{1,70}/g, '$&\n');
-  return {
-    privateKey: `-----BEGIN OPENSSH PRIVATE KEY-----\n${b64}-----END OPENSSH PRIVATE KEY-----\n`,
-    publicKey: `ssh-ed25519 ${pubBlob.toString('base64')} ${comment}`,
-  };
+  const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment });
+  return { privateKey: pair.private, publicKey: pair.public };
 }
 
 /** The public key line (`ssh-ed25519 AAAA…`) of the private key in `file`; undefined if unreadable. */
@@ -62,17 +32,6 @@ export function publicKeyOfFile(file: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function uint32(n: number): Buffer {
-  const b = Buffer.alloc(4);
-  b.writeUInt32BE(n);
-  return b;
-}
-
-function sshString(v: string | Buffer): Buffer {
-  const data = typeof v === 'string' ? Buffer.from(v) : v;
-  return Buffer.concat([uint32(data.length), data]);
 }
 
 export interface SshdSettings {
@@ -111,7 +70,8 @@ export function sshdConfig(s: SshdSettings): string {
     'X11Forwarding no',
     'PrintMotd no',
     'PrintLastLog no',
-    'MaxSessions 64',
+    // Exec channels stay open while the background processes they started hold them (ssh-client-exec.ts).
+    'MaxSessions 1024',
     'MaxStartups 64:30:128',
     'LogLevel ERROR',
     'Subsystem sftp internal-sftp',

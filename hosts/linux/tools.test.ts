@@ -23,7 +23,9 @@ describe('linux driver tool check', () => {
       expect(r.missing).not.toContain(expect.stringContaining('python3-gi'));
       const err = missingToolsError(r);
       expect(err.code).toBe('missing_tool');
-      expect(err.message).toMatch(/apt-get install xvfb openbox x11vnc openssh-server /);
+      expect(err.message).toMatch(
+        /apt-get install xvfb xfce4-session xfwm4 xfce4-panel xfdesktop4 x11vnc openssh-server /,
+      );
     } finally {
       rmSync(empty, { recursive: true });
     }

@@ -9,11 +9,18 @@ import { detectCgroups } from './cgroups.ts';
 /** Binaries and the Debian package of each. */
 const BINARIES: ReadonlyArray<[binary: string, pkg: string]> = [
   ['Xvfb', 'xvfb'],
-  ['openbox', 'openbox'],
+  ['xfce4-session', 'xfce4-session'],
+  ['xfwm4', 'xfwm4'],
+  ['xfce4-panel', 'xfce4-panel'],
+  ['xfdesktop', 'xfdesktop4'],
   ['x11vnc', 'x11vnc'],
   ['sshd', 'openssh-server'],
   ['dbus-daemon', 'dbus-daemon'],
-  ['xterm', 'xterm'],
+  ['xfce4-terminal', 'xfce4-terminal'],
+  ['mousepad', 'mousepad'],
+  ['thunar', 'thunar'],
+  ['exo-open', 'exo-utils'],
+  ['chromium', 'chromium'],
   ['setpriv', 'util-linux'],
   ['ipcrm', 'util-linux'],
   ['mount', 'mount'],
@@ -22,7 +29,7 @@ const BINARIES: ReadonlyArray<[binary: string, pkg: string]> = [
   ['usermod', 'passwd'],
 ];
 
-/** Files that are not on PATH: the GTK text editor of the template needs python3-gi and GTK 3. */
+/** Files that are not on PATH: the accessibility tree (atspi-tree.py) needs python3-gi and GTK 3. */
 const FILES: ReadonlyArray<[file: string, pkg: string]> = [
   ['/usr/bin/python3', 'python3'],
   ['/usr/lib/python3/dist-packages/gi', 'python3-gi'],

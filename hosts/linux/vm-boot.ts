@@ -1,17 +1,25 @@
 // Booting and powering off a VM's desktop. Boot: Xvfb first (everything else needs the display),
-// then the session (bus + openbox), x11vnc and sshd side by side; it resolves once all of them
+// then the session (bus + XFCE), x11vnc and sshd side by side; it resolves once all of them
 // answer. Power off: every process of the VM dies at once (cgroup kill, then anything left with the
 // VM's uid), then what SIGKILL leaves behind is swept up (shared memory, X lock files, runtime dir).
 import { chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { VmCgroup } from './cgroups.ts';
-import { startSession, startVnc, startXvfb, writeXauthority, type ScreenSpec } from './display.ts';
+import {
+  DESKTOP_ENV,
+  startSession,
+  startVnc,
+  startXvfb,
+  writeXauthority,
+  type ScreenSpec,
+} from './display.ts';
 import type { ProcessTracker, TrackedProcess } from './runner.ts';
 import { sshdConfig, startSshd } from './sshd.ts';
 import type { VmPaths, VmRecord } from './vm-record.ts';
 import { killUserProcesses, removeShm, removeUserTempFiles } from './vm-user.ts';
+import { ensureSharedSocketDir, SHARED_SOCKET_DIRS } from './shared-socket-dirs.ts';
 
-export type DesktopProcess = 'xvfb' | 'bus' | 'wm' | 'vnc' | 'sshd';
+export type DesktopProcess = 'xvfb' | 'bus' | 'session' | 'vnc' | 'sshd';
 
 export interface BootedDesktop {
   display: string;
@@ -39,6 +47,8 @@ export async function bootDesktop(
     marks[k] = performance.now() - t0;
     return v;
   };
+  // Made at driver start; checked again in case something swept /tmp since (one lstat).
+  for (const dir of SHARED_SOCKET_DIRS) ensureSharedSocketDir(dir);
   freshRuntimeDir(p.runtimeDir, r.uid, r.gid);
   mkdirSync(p.data, { recursive: true, mode: 0o700 });
   mkdirSync(p.logs, { recursive: true, mode: 0o700 });
@@ -67,10 +77,11 @@ export async function bootDesktop(
         XDG_RUNTIME_DIR: p.runtimeDir,
         DBUS_SESSION_BUS_ADDRESS: `unix:path=${p.runtimeDir}/bus`,
         PATH: `${r.home}/.local/bin:/usr/local/bin:/usr/bin:/bin`,
+        ...DESKTOP_ENV,
       },
     }), { mode: 0o600 }); // prettier-ignore
     const [session, vnc, sshd] = await Promise.allSettled([
-      startSession(tracker, screen, x.display, cookie).then((v) => mark('wm', v)),
+      startSession(tracker, screen, x.display, cookie).then((v) => mark('session', v)),
       startVnc(tracker, screen, x.display, { ip: r.ip, port: r.vncPort, password: r.vncPassword }).then((v) =>
         mark('vnc', v),
       ),

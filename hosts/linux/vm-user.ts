@@ -5,6 +5,7 @@
 import { lstatSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { DriverError } from '../driver.ts';
 import { delay, run, signalPid } from './runner.ts';
+import { isSharedSocketDirName } from './shared-socket-dirs.ts';
 
 export interface VmUser {
   user: string;
@@ -17,13 +18,17 @@ export interface VmUser {
 export function findUser(
   user: string,
   passwdFile = '/etc/passwd',
-): (VmUser & { password?: string }) | undefined {
+): (VmUser & { comment: string }) | undefined {
   for (const line of readFileSync(passwdFile, 'utf8').split('\n')) {
     const f = line.split(':');
-    if (f[0] === user && f.length >= 7) return { user, uid: Number(f[2]), gid: Number(f[3]), home: f[5]! };
+    if (f[0] === user && f.length >= 7)
+      return { user, uid: Number(f[2]), gid: Number(f[3]), home: f[5]!, comment: f[4]! };
   }
   return undefined;
 }
+
+/** The comment (GECOS) field of every VM user: what tells the machine reset the driver made it. */
+export const VM_USER_COMMENT = 'sandbay linux VM';
 
 /**
  * Makes sure `user` exists with `home` as its home (not created: the VM mounts it) and a password
@@ -36,12 +41,22 @@ export async function ensureVmUser(user: string, home: string): Promise<VmUser> 
   if (found) {
     if (found.home !== home) await withPasswdLock(() => run('usermod', ['-d', home, user]));
     if (shadowField(user) !== '*') await withPasswdLock(() => run('usermod', ['-p', '*', user]));
-    return { ...found, home };
+    if (found.comment !== VM_USER_COMMENT)
+      await withPasswdLock(() => run('usermod', ['-c', VM_USER_COMMENT, user]));
+    return { user, uid: found.uid, gid: found.gid, home };
   }
-  await withPasswdLock(() => run('useradd', ['-M', '-d', home, '-s', '/bin/bash', '-p', '*', '-U', user]));
+  await withPasswdLock(() =>
+    run('useradd', ['-M', '-d', home, '-s', '/bin/bash', '-p', '*', '-U', '-c', VM_USER_COMMENT, user]),
+  );
   const made = findUser(user);
   if (!made) throw new DriverError('command_failed', `useradd ${user}: user not found afterwards`, 'useradd');
   return made;
+}
+
+/** Removes a VM user and its group (its processes must be gone; its home is not touched). */
+export async function deleteVmUser(user: string): Promise<void> {
+  if (!findUser(user)) return;
+  await withPasswdLock(() => run('userdel', [user]));
 }
 
 function shadowField(user: string): string | undefined {
@@ -116,7 +131,9 @@ const SHARED_TMP_DIRS = ['/tmp', '/var/tmp', '/dev/shm'];
 
 /**
  * Removes every file of `uid` from the machine's shared temp dirs (and world-writable dirs in them,
- * such as /tmp/.X11-unix), so that nothing a VM wrote there is left for the next VM of its user.
+ * such as /tmp/.X11-unix), so that nothing a VM wrote there is left for the next VM of its user. A
+ * shared socket dir (`/tmp/.X11-unix`, `/tmp/.ICE-unix`) is never removed, even when `uid` made it:
+ * other VMs' sockets live in it; only `uid`'s files in it go (see shared-socket-dirs.ts).
  */
 export function removeUserTempFiles(uid: number, dirs = SHARED_TMP_DIRS): number {
   if (uid === 0) throw new DriverError('invalid_argument', 'refusing to remove files of root');
@@ -132,7 +149,9 @@ export function removeUserTempFiles(uid: number, dirs = SHARED_TMP_DIRS): number
       const p = `${dir}/${name}`;
       try {
         const st = lstatSync(p);
-        if (st.uid === uid) {
+        if (depth === 0 && st.isDirectory() && isSharedSocketDirName(name)) {
+          sweep(p, depth + 1);
+        } else if (st.uid === uid) {
           rmSync(p, { recursive: true, force: true });
           removed++;
         } else if (st.isDirectory() && (st.mode & 0o002) !== 0 && depth < 3) {

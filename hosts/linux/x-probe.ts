@@ -1,5 +1,6 @@
-// The few X11 requests the lifecycle needs to see a display answer and a window manager arrive,
-// spoken directly over the display's Unix socket (connection setup, InternAtom, GetSelectionOwner).
+// The few X11 requests the lifecycle needs to see a display answer and a desktop session arrive,
+// spoken directly over the display's Unix socket (connection setup, InternAtom, GetSelectionOwner,
+// GetProperty, GetWindowAttributes).
 // The guest half has a full X client; this stays tiny so that booting a VM depends on nothing else.
 import { connect, type Socket } from 'node:net';
 import { DriverError } from '../driver.ts';
@@ -11,6 +12,8 @@ export class XProbe {
   #buf = Buffer.alloc(0);
   #waiter: (() => void) | undefined;
   #failed: Error | undefined;
+  /** The first screen's root window, from the connection setup. */
+  root = 0;
 
   private constructor(sock: Socket) {
     this.#sock = sock;
@@ -52,6 +55,10 @@ export class XProbe {
           `X server refused the connection: ${reason || 'no reason given'}`,
         );
       }
+      // The setup's fixed 32 bytes, the vendor string and the pixmap formats precede the first screen.
+      const vendor = rest.readUInt16LE(16);
+      const formats = rest[21] ?? 0;
+      x.root = rest.readUInt32LE(32 + vendor + pad4(vendor) + 8 * formats);
     } catch (e) {
       x.close();
       throw e;
@@ -78,6 +85,45 @@ export class XProbe {
     return (await this.#request(req)).readUInt32LE(8);
   }
 
+  /** A property's 32-bit values (window lists, cardinals); empty when the window has none. */
+  async property32(window: number, property: number, type = 0, longs = 1024): Promise<number[]> {
+    const req = Buffer.alloc(24);
+    req[0] = 20;
+    req.writeUInt16LE(6, 2);
+    req.writeUInt32LE(window, 4);
+    req.writeUInt32LE(property, 8);
+    req.writeUInt32LE(type, 12);
+    req.writeUInt32LE(0, 16);
+    req.writeUInt32LE(longs, 20);
+    const reply = await this.#request(req);
+    if (reply[1] !== 32) return [];
+    const out: number[] = [];
+    for (let i = 0; i < reply.readUInt32LE(16); i++) out.push(reply.readUInt32LE(32 + 4 * i));
+    return out;
+  }
+
+  /** A property's bytes as latin1 text (WM_CLASS, WM_NAME). */
+  async propertyText(window: number, property: number): Promise<string> {
+    const req = Buffer.alloc(24);
+    req[0] = 20;
+    req.writeUInt16LE(6, 2);
+    req.writeUInt32LE(window, 4);
+    req.writeUInt32LE(property, 8);
+    req.writeUInt32LE(1024, 20);
+    const reply = await this.#request(req);
+    if (reply[1] !== 8) return '';
+    return reply.subarray(32, 32 + reply.readUInt32LE(16)).toString('latin1');
+  }
+
+  /** Whether the window is mapped and all its ancestors too (map state Viewable). */
+  async viewable(window: number): Promise<boolean> {
+    const req = Buffer.alloc(8);
+    req[0] = 3;
+    req.writeUInt16LE(2, 2);
+    req.writeUInt32LE(window, 4);
+    return (await this.#request(req))[26] === 2;
+  }
+
   close(): void {
     this.#sock.destroy();
   }
@@ -88,8 +134,8 @@ export class XProbe {
     if (reply[0] === 0)
       throw new DriverError('command_failed', `X request ${req[0]} failed with error ${reply[1]}`);
     const extra = reply.readUInt32LE(4) * 4;
-    if (extra) await this.#read(extra, 2000);
-    return reply;
+    // Copied: the read buffer's bytes are a view that later reads replace.
+    return extra ? Buffer.concat([reply, await this.#read(extra, 2000)]) : Buffer.from(reply);
   }
 
   async #read(n: number, timeoutMs: number): Promise<Buffer> {

@@ -20,7 +20,7 @@ import {
 import { checkPoint, checkScrollAmount, checkTypeDelay } from '../input-checks.ts';
 import { SimDisk, guestPath } from './disk.ts';
 import type { SimOp } from './faults.ts';
-import type { SimHost } from './host.ts';
+import type { SimContext } from './options.ts';
 import { checkHotkey, checkKey, checkText } from './keys.ts';
 import {
   deleteRecording,
@@ -36,11 +36,19 @@ import { TYPED_MAX, type GuestState, type SimVm } from './vm.ts';
 const BUTTONS = new Set(['left', 'right', 'middle']);
 const DIRECTIONS = new Set(['up', 'down', 'left', 'right']);
 
+/** What a guest calls on its host (the host implements it; the guest does not import the host). */
+export interface GuestHost {
+  readonly ctx: SimContext;
+  readonly address: string;
+  runningVm(name: string): SimVm;
+  enterGuest(name: string, op: SimOp): SimVm;
+}
+
 export class SimGuest implements Guest {
-  readonly #host: SimHost;
+  readonly #host: GuestHost;
   readonly #name: string;
 
-  constructor(host: SimHost, name: string) {
+  constructor(host: GuestHost, name: string) {
     this.#host = host;
     this.#name = name;
   }

@@ -15,23 +15,11 @@ import {
 } from '../driver.ts';
 import { SimDisk } from './disk.ts';
 import { readDelta, writeDelta } from './delta.ts';
-import type { Faults, SimOp } from './faults.ts';
+import type { SimOp } from './faults.ts';
 import { SimGuest } from './guest.ts';
 import { stopAll } from './recordings.ts';
-import type { SimClock, SimTimings } from './options.ts';
+import type { SimContext } from './options.ts';
 import { SimVm } from './vm.ts';
-
-/** What every host of one driver shares. */
-export interface SimContext {
-  clock: SimClock;
-  timings: SimTimings;
-  faults: Faults;
-  display: { width: number; height: number };
-  /** Waits on the clock; rejects with `unreachable` if the driver closes meanwhile. */
-  wait(ms: number): Promise<void>;
-  nextId(): number;
-  isClosed(): boolean;
-}
 
 const NAME = /^[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?$/;
 

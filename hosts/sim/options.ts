@@ -2,6 +2,7 @@
 // overrides. Defaults are small but shaped like a real Mac (boot is the slow part, resize is quick).
 import type { MacModel } from '../../crds/index.ts';
 import type { HostImage } from '../driver.ts';
+import type { Faults } from './faults.ts';
 
 /** The operator's Clock shape (operator/runtime/clock.ts), so its FakeClock drives the sim too. */
 export interface SimClock {
@@ -54,3 +55,15 @@ export const systemSimClock: SimClock = {
     return { cancel: () => clearTimeout(handle) };
   },
 };
+
+/** What every host of one driver shares. */
+export interface SimContext {
+  clock: SimClock;
+  timings: SimTimings;
+  faults: Faults;
+  display: { width: number; height: number };
+  /** Waits on the clock; rejects with `unreachable` if the driver closes meanwhile. */
+  wait(ms: number): Promise<void>;
+  nextId(): number;
+  isClosed(): boolean;
+}

@@ -7,6 +7,7 @@ import { keyOf } from '../../store/store.ts';
 import type { Clock } from './clock.ts';
 import type { Informer } from './informer.ts';
 import { silentLogger, type Logger } from './logger.ts';
+import type { ControllerMetrics } from './metrics.ts';
 import { WorkQueue, type BackoffOptions, type ProcessResult } from './workqueue.ts';
 
 export type ReconcileResult = ProcessResult;
@@ -30,6 +31,8 @@ export interface ControllerOptions {
   /** Clock of retry backoff (default: `clock`); see WorkQueueOptions. */
   backoffClock?: Clock;
   logger?: Logger;
+  /** Where the controller's reconcile and queue metrics go (controller-runtime's names). */
+  metrics?: ControllerMetrics;
 }
 
 export class Controller {
@@ -53,7 +56,9 @@ export class Controller {
       // No reconcile runs before every cache it reads has synced (controller-runtime's
       // WaitForCacheSync): a reconcile on a half-filled cache would act on objects it cannot see.
       paused: true,
+      ...(opts.metrics && { observer: opts.metrics.observer(opts.name) }),
     });
+    opts.metrics?.track(this.queue);
   }
 
   /** Registers handlers, starts the informers (idempotent), and once all have synced starts reconciling. */

@@ -6,6 +6,8 @@ export {
   DEFAULT_BACKOFF,
   type BackoffOptions,
   type ProcessResult,
+  type RunOutcome,
+  type WorkQueueObserver,
   type WorkQueueOptions,
 } from './workqueue.ts';
 export {
@@ -17,6 +19,7 @@ export {
   type WatchSpec,
 } from './controller.ts';
 export { Client } from './client.ts';
+export { ControllerMetrics } from './metrics.ts';
 export { FakeClock, systemClock, type Clock, type Timer } from './clock.ts';
 export { TerminalError, isTerminalError } from './errors.ts';
 export { silentLogger, type Logger } from './logger.ts';

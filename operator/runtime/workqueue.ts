@@ -19,6 +19,23 @@ export interface ProcessResult {
 
 export type ProcessFn = (key: string) => Promise<ProcessResult | void>;
 
+/** How a run ended, in controller-runtime's words (its `controller_runtime_reconcile_total` result). */
+export type RunOutcome = 'success' | 'error' | 'requeue_after';
+
+/**
+ * What a queue reports as it works (client-go's workqueue metrics provider); kept free of any
+ * metrics library so the queue stays a plain data structure. Times are wall-clock seconds.
+ */
+export interface WorkQueueObserver {
+  added(): void;
+  /** A key waited this long between being queued and its run starting. */
+  queued(seconds: number): void;
+  /** A run took this long and ended so. */
+  processed(outcome: RunOutcome, seconds: number): void;
+  /** A failed key was queued again after its backoff. */
+  retried(): void;
+}
+
 export interface BackoffOptions {
   /** First retry delay. */
   baseMs: number;
@@ -42,6 +59,7 @@ export interface WorkQueueOptions {
   logger?: Logger;
   /** Hold keys without processing them until `resume()` (a controller waits for its caches). */
   paused?: boolean;
+  observer?: WorkQueueObserver;
 }
 
 export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 5, maxMs: 30_000 };
@@ -85,6 +103,9 @@ export class WorkQueue {
   readonly #clock: Clock;
   readonly #backoffClock: Clock;
   readonly #log: Logger;
+  readonly #observer: WorkQueueObserver | undefined;
+  /** When each key in the FIFO was put there (wall clock, ms), for the time-in-queue metric. */
+  readonly #queuedAt = new Map<string, number>();
 
   readonly #fifo = new KeyFifo();
   /** Keys waiting to run (in the FIFO, or to be re-queued when their current run ends). */
@@ -106,6 +127,7 @@ export class WorkQueue {
     this.#backoffClock = opts.backoffClock ?? this.#clock;
     this.#log = (opts.logger ?? silentLogger).child({ queue: opts.name });
     this.#paused = opts.paused ?? false;
+    this.#observer = opts.observer;
   }
 
   /** Starts processing the keys held while paused. */
@@ -118,8 +140,9 @@ export class WorkQueue {
   add(key: string): void {
     if (this.#shuttingDown || this.#dirty.has(key)) return;
     this.#dirty.add(key);
+    this.#observer?.added();
     if (this.#processing.has(key)) return; // re-queued when the current run ends
-    this.#fifo.push(key);
+    this.#push(key);
     this.#pump();
   }
 
@@ -147,6 +170,7 @@ export class WorkQueue {
   addRateLimited(key: string): void {
     const failures = (this.#failures.get(key) ?? 0) + 1;
     this.#failures.set(key, failures);
+    this.#observer?.retried();
     this.#addAfter(key, backoffDelay(failures, this.#backoff), this.#backoffClock);
   }
 
@@ -186,6 +210,7 @@ export class WorkQueue {
   async shutdown(): Promise<void> {
     this.#shuttingDown = true;
     this.#fifo.clear();
+    this.#queuedAt.clear();
     this.#dirty.clear();
     for (const { timer } of this.#delayed.values()) timer.cancel();
     this.#delayed.clear();
@@ -197,16 +222,26 @@ export class WorkQueue {
     return this.#shuttingDown;
   }
 
+  #push(key: string): void {
+    this.#fifo.push(key);
+    if (this.#observer) this.#queuedAt.set(key, performance.now());
+  }
+
   #pump(): void {
     while (!this.#shuttingDown && !this.#paused && this.#processing.size < this.#concurrency) {
       const key = this.#fifo.shift();
       if (key === undefined) break;
+      const at = this.#queuedAt.get(key);
+      if (at !== undefined) {
+        this.#queuedAt.delete(key);
+        this.#observer?.queued((performance.now() - at) / 1000);
+      }
       this.#dirty.delete(key);
       this.#processing.add(key);
       const run = this.#run(key).finally(() => {
         this.#inFlight.delete(run);
         this.#processing.delete(key);
-        if (this.#dirty.has(key) && !this.#shuttingDown) this.#fifo.push(key);
+        if (this.#dirty.has(key) && !this.#shuttingDown) this.#push(key);
         this.#pump();
         this.#notifyIdle();
       });
@@ -215,12 +250,17 @@ export class WorkQueue {
   }
 
   async #run(key: string): Promise<void> {
+    const started = performance.now();
+    const took = () => (performance.now() - started) / 1000;
     try {
       const result = await this.#process(key);
       this.forget(key);
       if (result?.requeueAtMs !== undefined) this.addAfter(key, result.requeueAtMs - this.#clock.now());
       if (result?.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
+      const waits = result?.requeueAtMs !== undefined || result?.requeueAfterMs !== undefined;
+      this.#observer?.processed(waits ? 'requeue_after' : 'success', took());
     } catch (err) {
+      this.#observer?.processed('error', took());
       if (isTerminalError(err)) {
         this.forget(key);
         this.#log.warn({ key, err: String(err) }, 'terminal error; not retried');

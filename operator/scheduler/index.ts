@@ -1,9 +1,9 @@
 // The scheduler: one pure function choosing a VM for a sandbox (or a spec error code), and the pool's
 // pure per-Mac plan. No I/O, no clock.
-export { schedule } from './schedule.ts';
+export { schedule, sizeFailure } from './schedule.ts';
 export { poolPlan } from './pool-plan.ts';
 export type { PoolPlan, PoolPlanOptions, CloneAction, CloneReason, DesiredVm } from './pool-plan.ts';
-export { miniView, sandboxUse } from './inputs.ts';
+export { holdsPlace, miniView, sandboxUse, scheduleOn, scheduleRequest, snapshotRequest } from './inputs.ts';
 export { isScheduleFailure } from './types.ts';
 export type {
   MiniView,

@@ -90,8 +90,11 @@ export function schedule(input: ScheduleInput): ScheduleResult {
 
 // ---- request validation (before anything about the fleet) ----
 
-function validateRequest(request: ScheduleRequest, minis: MiniView[]): ScheduleFailure | undefined {
-  const { cpu, memoryGiB, diskGiB, snapshot } = request;
+/**
+ * The size check alone (`invalid_size`): it needs nothing about the fleet, so the API answers it
+ * before looking for a reservation, as the docs order the checks.
+ */
+export function sizeFailure({ cpu, memoryGiB }: ScheduleRequest): ScheduleFailure | undefined {
   if (cpu !== undefined && (!Number.isInteger(cpu) || cpu < MIN_CPU)) {
     return failure(
       'invalid_size',
@@ -104,7 +107,13 @@ function validateRequest(request: ScheduleRequest, minis: MiniView[]): ScheduleF
       `memory_gib must be an integer of at least ${MIN_MEMORY_GIB} (the smallest sandbox is ${MIN_CPU} vCPU / ${MIN_MEMORY_GIB} GiB); got ${memoryGiB}`,
     );
   }
-  if (diskGiB === undefined) return undefined;
+  return undefined;
+}
+
+function validateRequest(request: ScheduleRequest, minis: MiniView[]): ScheduleFailure | undefined {
+  const { diskGiB, snapshot } = request;
+  const size = sizeFailure(request);
+  if (size || diskGiB === undefined) return size;
   const allowed = snapshot
     ? [snapshot.diskGiB]
     : [...new Set(minis.flatMap((m) => profileOf(m).map((s) => s.diskGiB)))];

@@ -1,9 +1,11 @@
-// A promise face on one `sqlite3` connection with a cache of prepared statements.
+// One SQLite connection through Node's built-in `node:sqlite` (DatabaseSync), with a cache of
+// prepared statements, behind a promise face so that the write path can run it in a worker
+// thread (sqlite/worker-connection.ts) without changing shape.
 //
-// Only `run` and `all` exist, never `Statement#get`: `get` stops after the first row and leaves the
-// statement active, which keeps the connection's implicit read transaction open, so that later reads
-// on the same connection would keep seeing an old snapshot.
-import sqlite3 from 'sqlite3';
+// Only `run` and `all` exist, never `get`: a statement stepped part of the way stays active and
+// keeps the connection's implicit read transaction open, so that later reads on the same
+// connection would keep seeing an old snapshot. `all` steps to the end and resets.
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 
 export type SqlValue = string | number | null;
 
@@ -14,37 +16,38 @@ export interface Durability {
   busyTimeoutMs: number;
 }
 
-export class Connection {
-  readonly #db: sqlite3.Database;
-  readonly #statements = new Map<string, sqlite3.Statement>();
-  /** Statements still running; close() lets them settle (a watch replaying history, say). */
-  readonly #inFlight = new Set<Promise<unknown>>();
+/** What the store needs of a connection, wherever its statements run. */
+export interface Connection {
+  /** Runs a statement that returns no rows; resolves with the number of changed rows. */
+  run(sql: string, params?: SqlValue[]): Promise<number>;
+  /** Runs a query to completion and resolves with every row. */
+  all<Row>(sql: string, params?: SqlValue[]): Promise<Row[]>;
+  /** Runs one or more statements without parameters (schema, pragmas). */
+  exec(sql: string): Promise<void>;
+  /** Closes after the work already submitted. */
+  close(): Promise<void>;
+}
 
-  private constructor(db: sqlite3.Database) {
-    this.#db = db;
-  }
+/** A connection whose statements run on the calling thread. */
+export class SyncConnection {
+  readonly #db: DatabaseSync;
+  readonly #statements = new Map<string, StatementSync>();
 
   /** Opens (creating if needed) `file` in WAL mode with the given durability settings. */
-  static async open(file: string, durability: Durability): Promise<Connection> {
-    const db = await new Promise<sqlite3.Database>((resolve, reject) => {
-      const opened: sqlite3.Database = new sqlite3.Database(file, (err) =>
-        err ? reject(err) : resolve(opened),
-      );
-    });
-    const conn = new Connection(db);
+  constructor(file: string, durability: Durability) {
+    // The busy timeout is set at open: switching to WAL needs a lock another process may hold
+    // for a moment.
+    this.#db = new DatabaseSync(file, { timeout: durability.busyTimeoutMs });
     try {
-      // busy_timeout first: switching to WAL needs a lock another process may hold for a moment.
-      db.configure('busyTimeout', durability.busyTimeoutMs);
-      await conn.exec('PRAGMA journal_mode = WAL');
-      await conn.exec(`PRAGMA synchronous = ${durability.synchronous}`);
-      return conn;
+      this.#db.exec('PRAGMA journal_mode = WAL');
+      this.#db.exec(`PRAGMA synchronous = ${durability.synchronous}`);
     } catch (err) {
-      await conn.close();
+      this.#db.close();
       throw err;
     }
   }
 
-  #prepared(sql: string): sqlite3.Statement {
+  #prepared(sql: string): StatementSync {
     let stmt = this.#statements.get(sql);
     if (!stmt) {
       stmt = this.#db.prepare(sql);
@@ -53,51 +56,58 @@ export class Connection {
     return stmt;
   }
 
-  /** Runs a statement that returns no rows; resolves with the number of changed rows. */
-  run(sql: string, params: SqlValue[] = []): Promise<number> {
-    return this.#track(
-      new Promise((resolve, reject) => {
-        this.#prepared(sql).run(params, function (err) {
-          if (err) reject(err);
-          else resolve(this.changes);
-        });
-      }),
-    );
+  run(sql: string, params: SqlValue[] = []): number {
+    return Number(this.#prepared(sql).run(...(params as SQLInputValue[])).changes);
   }
 
-  /** Runs a query to completion and resolves with every row. */
-  all<Row>(sql: string, params: SqlValue[] = []): Promise<Row[]> {
-    return this.#track(
-      new Promise((resolve, reject) => {
-        this.#prepared(sql).all<Row>(params, (err, rows) => (err ? reject(err) : resolve(rows)));
-      }),
-    );
+  all<Row>(sql: string, params: SqlValue[] = []): Row[] {
+    return this.#prepared(sql).all(...(params as SQLInputValue[])) as Row[];
   }
 
-  #track<T>(work: Promise<T>): Promise<T> {
-    this.#inFlight.add(work);
-    const settle = () => this.#inFlight.delete(work);
-    work.then(settle, settle);
-    return work;
+  exec(sql: string): void {
+    this.#db.exec(sql);
   }
 
-  /** Runs one or more statements without parameters (schema, pragmas). */
-  exec(sql: string): Promise<void> {
-    return new Promise((resolve, reject) => this.#db.exec(sql, (err) => (err ? reject(err) : resolve())));
-  }
-
-  async close(): Promise<void> {
-    // Closing with a statement still running fails with SQLITE_BUSY ("unfinalized statements").
-    await Promise.allSettled([...this.#inFlight]);
-    await Promise.all(
-      [...this.#statements.values()].map((s) => new Promise<void>((resolve) => s.finalize(() => resolve()))),
-    );
+  close(): void {
     this.#statements.clear();
-    await new Promise<void>((resolve, reject) => this.#db.close((err) => (err ? reject(err) : resolve())));
+    if (this.#db.isOpen) this.#db.close();
   }
 }
 
-/** True for SQLITE_BUSY: another connection holds the lock longer than the busy timeout. */
+/**
+ * The longest a run of back-to-back calls may hold the event loop: a loop of reads whose
+ * promises resolve at once never lets timers, sockets or watch polls in, so after this much
+ * work without a turn of the loop the next call waits for one (setImmediate).
+ */
+const SLICE_MS = 2;
+
+/** The promise face of a SyncConnection on this thread (the store's reader). */
+export function inlineConnection(file: string, durability: Durability): Connection {
+  const conn = new SyncConnection(file, durability);
+  let sliceStart = -Infinity;
+  let turned = true;
+  const turn = (): void => void (turned = true);
+  const slice = async (): Promise<void> => {
+    if (!turned && performance.now() - sliceStart > SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (turned) {
+      turned = false;
+      sliceStart = performance.now();
+      setImmediate(turn);
+    }
+  };
+  return {
+    run: async (sql, params) => (await slice(), conn.run(sql, params)),
+    all: async <Row>(sql: string, params?: SqlValue[]) => (await slice(), conn.all<Row>(sql, params)),
+    exec: async (sql) => (await slice(), conn.exec(sql)),
+    // Nothing is ever in flight: every statement has completed before its promise exists.
+    close: async () => conn.close(),
+  };
+}
+
+/** True for SQLITE_BUSY (any extended code): another connection held the lock past the busy timeout. */
 export function isBusy(err: unknown): boolean {
-  return (err as { code?: unknown } | null)?.code === 'SQLITE_BUSY';
+  const errcode = (err as { errcode?: unknown } | null)?.errcode;
+  return typeof errcode === 'number' && (errcode & 0xff) === 5;
 }

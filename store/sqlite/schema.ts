@@ -2,7 +2,7 @@
 // a write inserts its events (one per changed object, resourceVersion = `rv`) and triggers apply
 // each event to `objects` (the current state) and keep `refs` (owner uid → dependent) in step.
 // So one multi-row INSERT per transaction writes everything, which keeps round trips to the
-// sqlite3 worker thread (about 35 µs each here) out of the per-write cost.
+// writer's worker thread (sqlite/worker-connection.ts) out of the per-write cost.
 //
 // Invariants:
 // - `events.rv` are consecutive integers; the newest is the store's resourceVersion. Compaction

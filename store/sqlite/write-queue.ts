@@ -1,7 +1,7 @@
 // Group commit: writes that arrive while a transaction is in flight wait and then share the next
 // one. Each write still runs on its own against the transaction (its own checks, its own
 // success or StoreError) and is acknowledged only after its transaction committed, so an
-// acknowledged write is durable; one commit per batch amortizes the round trips to the sqlite3
+// acknowledged write is durable; one commit per batch amortizes the round trips to the writer's
 // worker thread and the fsync over every write in it.
 //
 // A batch of creates first runs without reading (one guarded INSERT that commits on its own: one

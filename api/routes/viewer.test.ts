@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY, viewerPage } from './plugin.ts';
-import { noVncRoot } from './static-files.ts';
+import { CONTENT_SECURITY_POLICY, viewerPage } from './viewer.ts';
+import { noVncRoot } from '../viewer-assets.ts';
 
 const ID = `sb-${'0123456789abcdef'.repeat(2)}`;
 const TOKEN = 'eyJhIjoiYWNtZSJ9.c2lnbmF0dXJl';
@@ -148,8 +148,8 @@ describe('static files', () => {
     '/view/novnc/core',
     '/view/novnc/',
     '/view/assets/index.html',
-    '/view/assets/..%2fplugin.ts',
-    '/view/assets/..%2fstatic-files.ts',
+    '/view/assets/..%2fviewer.ts',
+    '/view/assets/..%2f..%2fviewer-assets.ts',
   ])('refuses %s sent as is', async (path) => {
     const res = await rawGet(path);
     expect(res.status).toBe(404);

@@ -1,5 +1,5 @@
 // The files the live view serves, read once into memory when the plugin is registered: the page's
-// own assets (beside this module, in page/) and noVNC's ES modules from node_modules. A request is
+// own assets (web/viewer/page/, assets only) and noVNC's ES modules from node_modules. A request is
 // answered by looking its path up in this table, so no part of a URL ever reaches the file system:
 // `..`, encoded slashes or absolute paths simply find no entry.
 import { createHash } from 'node:crypto';
@@ -57,7 +57,7 @@ export async function loadNoVnc(root = noVncRoot()): Promise<StaticFiles> {
   return files;
 }
 
-const PAGE_DIR = join(import.meta.dirname, 'page');
+const PAGE_DIR = join(import.meta.dirname, '..', 'web', 'viewer', 'page');
 /** The page's own files, by the name they are served under. */
 export const PAGE_ASSETS = ['viewer.js', 'viewer.css'] as const;
 

@@ -1,0 +1,26 @@
+// Wire shapes of the admin's account-key routes.
+import Type from 'typebox';
+import { DateTimeString, NullableDateTime } from './common.ts';
+
+export const KeyIssueSchema = Type.Object(
+  {
+    expires_at: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When the key stops working; omitted: never.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const AccountKeySchema = Type.Object({
+  name: Type.String({ description: 'The ApiKey resource: `k-` + 40 hex digits of the hash.' }),
+  prefix: Type.String({ description: 'The first characters of the plaintext, to tell keys apart.' }),
+  account: Type.String(),
+  revoked: Type.Boolean(),
+  created_at: DateTimeString,
+  expires_at: NullableDateTime,
+});
+
+export const IssuedAccountKeySchema = Type.Object({
+  ...AccountKeySchema.properties,
+  key: Type.String({ description: 'The plaintext key: shown in this answer only, stored as its SHA-256.' }),
+});

@@ -1,0 +1,33 @@
+// The machine's X socket directory, /tmp/.X11-unix, which every VM's Xvfb puts its socket in. It
+// must exist before the first VM starts, owned by root with mode 1777 (world-writable, sticky):
+// created by an Xvfb instead, it would belong to that VM's user, who could then replace another
+// VM's socket, and that VM's power-off sweep (every file of its uid in /tmp) would remove it with
+// every other VM's socket in it. With root owning it, the sweep only enters it and removes the
+// socket and lock of its own VM (the sticky bit keeps users from removing each other's).
+import { chmodSync, chownSync, lstatSync, mkdirSync } from 'node:fs';
+import { DriverError } from '../driver.ts';
+
+export const X11_SOCKET_DIR = '/tmp/.X11-unix';
+/** The same holds for the ICE socket dir that X session clients (XFCE's session manager) use. */
+export const SHARED_SOCKET_DIRS = [X11_SOCKET_DIR, '/tmp/.ICE-unix'];
+const MODE = 0o1777;
+
+/** Whether `name`, directly in a shared temp dir, is a socket dir of this kind (`.X11-unix`, `.ICE-unix`, …). */
+export function isSharedSocketDirName(name: string): boolean {
+  return /^\.[A-Za-z0-9]+-unix$/.test(name);
+}
+
+/** Creates `dir` (root, 1777) or fixes its owner and mode, keeping what is in it; refuses anything but a directory. */
+export function ensureSharedSocketDir(dir = X11_SOCKET_DIR): void {
+  try {
+    mkdirSync(dir, { mode: 0o700 }); // widened below, once root owns it
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  const st = lstatSync(dir);
+  if (!st.isDirectory()) {
+    throw new DriverError('command_failed', `${dir} is not a directory: X servers cannot put sockets in it`);
+  }
+  if (st.uid !== 0 || st.gid !== 0) chownSync(dir, 0, 0);
+  if ((st.mode & 0o7777) !== MODE) chmodSync(dir, MODE);
+}

@@ -1,0 +1,46 @@
+"""Shapes of the API's answers (docs/api.md), for type checkers. Answers are plain dicts."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, TypedDict
+
+Json = Dict[str, Any]
+
+
+class Ok(TypedDict):
+    ok: bool
+
+
+class Position(TypedDict):
+    x: int
+    y: int
+
+
+class DisplayInfo(TypedDict):
+    width: int
+    height: int
+    scale: float
+
+
+class WindowTree(TypedDict):
+    windows: List[Json]
+
+
+class ExecResult(TypedDict):
+    stdout: str
+    stderr: str
+    return_code: int
+    timed_out: bool
+
+
+class SshCredentials(TypedDict):
+    ssh_url: str
+    username: str
+    private_key: str
+
+
+class ViewerLink(TypedDict):
+    vnc_url: str
+    token: str
+    expires_at: str
+    url: str
+    websocket_url: str

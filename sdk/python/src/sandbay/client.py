@@ -1,0 +1,170 @@
+"""The entry point: ``Client(api_key=..., base_url=...)`` (defaults: SANDBAY_API_KEY, SANDBAY_URL)."""
+from __future__ import annotations
+
+import os
+import time
+from typing import Any, List, Optional
+from urllib.parse import quote
+
+from ._http import Transport, new_idempotency_key
+from ._types import Json
+from .sandbox import Sandbox
+
+CREATE_TIMEOUT = 11 * 60.0  # the server waits up to 10 minutes for the VM (spec: attempt deadline)
+RESTORE_TIMEOUT = 26 * 60.0  # 25 minutes for a restore
+
+
+class Tasks:
+    """Trajectories (recorded tasks) and their replays; account key only."""
+
+    def __init__(self, t: Transport) -> None:
+        self._t = t
+
+    def list(self) -> List[Json]:
+        return self._t.json("GET", "/v1/me/tasks")
+
+    def get(self, id: str) -> Json:
+        return self._t.json("GET", f"/v1/me/tasks/{quote(id, safe='')}")
+
+    def trajectory(self, id: str) -> Json:
+        """The task as an ATIF document."""
+        return self._t.json("GET", f"/v1/me/tasks/{quote(id, safe='')}/trajectory")
+
+    def download(self, id: str) -> bytes:
+        """The ZIP archive (trajectory.json, task.json, setup.sh, images)."""
+        return self._t.bytes("GET", f"/v1/me/tasks/{quote(id, safe='')}/download")
+
+    def recording(self, id: str) -> bytes:
+        return self._t.bytes("GET", f"/v1/me/tasks/{quote(id, safe='')}/recording")
+
+    def step_screenshot(self, id: str, index: int) -> bytes:
+        return self._t.bytes("GET", f"/v1/me/tasks/{quote(id, safe='')}/steps/{int(index)}/screenshot")
+
+    def replay(self, id: str, reservation_id: Optional[str] = None) -> Json:
+        body = {} if reservation_id is None else {"reservation_id": reservation_id}
+        return self._t.json("POST", f"/v1/me/tasks/{quote(id, safe='')}/replay", json_body=body)
+
+    def get_replay(self, replay_id: str) -> Json:
+        return self._t.json("GET", f"/v1/me/tasks/replays/{quote(replay_id, safe='')}")
+
+    def wait_for_replay(self, replay_id: str, timeout: float = 1800.0, poll: float = 1.0) -> Json:
+        """Polls a replay until it is ``completed`` or ``failed``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            r = self.get_replay(replay_id)
+            if r["status"] in ("completed", "failed"):
+                return r
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"replay {replay_id} is still {r['status']}")
+            time.sleep(poll)
+
+
+class Client:
+    def __init__(
+        self,
+        api_key: Optional[str] = None,
+        base_url: Optional[str] = None,
+        timeout: float = 60.0,
+        max_retries: int = 3,
+    ) -> None:
+        key = api_key or os.environ.get("SANDBAY_API_KEY")
+        if not key:
+            raise ValueError("sandbay: pass api_key or set SANDBAY_API_KEY")
+        url = base_url or os.environ.get("SANDBAY_URL") or "http://127.0.0.1:8080"
+        self._t = Transport(key, url, timeout, max_retries)
+        self.tasks = Tasks(self._t)
+
+    @property
+    def base_url(self) -> str:
+        return self._t.base_url
+
+    # ---- reservations ----
+
+    def reserve(
+        self,
+        hours: int,
+        mini_count: Optional[int] = None,
+        mac_model: Optional[str] = None,
+        vm_layout: Optional[str] = None,
+    ) -> Json:
+        """Buys a reservation (account key); the answer carries its key once."""
+        body = _present(hours=hours, mini_count=mini_count, mac_model=mac_model, vm_layout=vm_layout)
+        return self._t.json("POST", "/v1/reservations", json_body=body, timeout=120.0)
+
+    def get_reservation(self, id: str) -> Json:
+        return self._t.json("GET", f"/v1/reservations/{quote(id, safe='')}")
+
+    def list_reservations(self) -> List[Json]:
+        return self._t.json("GET", "/v1/reservations")
+
+    def my_reservation(self) -> Json:
+        """The reservation of the reservation key this client uses."""
+        return self._t.json("GET", "/v1/reservations/me")
+
+    def edit_reservation(self, id: str, hours: Optional[int] = None, vm_layout: Optional[str] = None) -> Json:
+        body = _present(hours=hours, vm_layout=vm_layout)
+        return self._t.json("PATCH", f"/v1/reservations/{quote(id, safe='')}", json_body=body)
+
+    def platforms(self, reservation_id: Optional[str] = None) -> Json:
+        return self._t.json("GET", "/v1/platforms", query={"reservation_id": reservation_id})
+
+    def health(self) -> Json:
+        return self._t.json("GET", "/health")
+
+    # ---- sandboxes ----
+
+    def create(
+        self,
+        cpu: Optional[int] = None,
+        memory_gib: Optional[int] = None,
+        reservation_id: Optional[str] = None,
+        snapshot: Optional[str] = None,
+        ephemeral: bool = True,
+        disk_gib: Optional[int] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> Sandbox:
+        """Creates a sandbox: ephemeral unless ``ephemeral=False`` (the spec's SDK default), retried
+        safely with one Idempotency-Key."""
+        body = _present(
+            cpu=cpu,
+            memory_gib=memory_gib,
+            reservation_id=reservation_id,
+            snapshot=snapshot,
+            ephemeral=ephemeral,
+            disk_gib=disk_gib,
+        )
+        created = self._t.json(
+            "POST",
+            "/v1/sandboxes",
+            json_body=body,
+            idempotency_key=idempotency_key or new_idempotency_key(),
+            timeout=CREATE_TIMEOUT if snapshot is None else RESTORE_TIMEOUT,
+        )
+        return Sandbox(self._t, created["sandbox_id"], created["ephemeral"])
+
+    def restore(self, version: str, **kw: Any) -> Sandbox:
+        """Restores a snapshot into a new sandbox (a create with ``snapshot``)."""
+        return self.create(snapshot=version, **kw)
+
+    def get(self, id: str) -> Sandbox:
+        """A handle on an existing sandbox (404 if it is not the caller's)."""
+        info = self._t.json("GET", f"/v1/sandboxes/{quote(id, safe='')}")
+        return Sandbox(self._t, info["sandbox_id"], info["ephemeral"])
+
+    def list(self, reservation_id: Optional[str] = None) -> List[Json]:
+        return self._t.json("GET", "/v1/sandboxes", query={"reservation_id": reservation_id})
+
+    # ---- snapshots ----
+
+    def snapshots(self, sandbox_id: Optional[str] = None) -> List[Json]:
+        return self._t.json("GET", "/v1/snapshots", query={"sandbox_id": sandbox_id})
+
+    def get_snapshot(self, version: str) -> Json:
+        return self._t.json("GET", f"/v1/snapshots/{quote(version, safe='')}")
+
+    def delete_snapshot(self, version: str) -> None:
+        self._t.none("DELETE", f"/v1/snapshots/{quote(version, safe='')}")
+
+
+def _present(**fields: Any) -> Json:
+    return {k: v for k, v in fields.items() if v is not None}

@@ -1,0 +1,180 @@
+// The entry point: `new Client({ apiKey, baseUrl })` (defaults: SANDBAY_API_KEY, SANDBAY_URL).
+// Account-level calls live here; per-sandbox calls on the Sandbox it returns.
+import { envVar } from './env.ts';
+import { newIdempotencyKey, Transport } from './http.ts';
+import { Sandbox } from './sandbox.ts';
+import { Tasks } from './tasks.ts';
+import type {
+  Health,
+  Platforms,
+  Reservation,
+  ReservationCreated,
+  SandboxCreated,
+  SandboxInfo,
+  Snapshot,
+} from './types.ts';
+
+export interface ClientOptions {
+  /** Account or reservation key. Default: `SANDBAY_API_KEY`. */
+  apiKey?: string;
+  /** The customer API. Default: `SANDBAY_URL`, else `http://127.0.0.1:8080`. */
+  baseUrl?: string;
+  /** Timeout of one attempt of an ordinary call, in ms (default 60 000); creates and snapshots wait longer. */
+  timeoutMs?: number;
+  /** Retries of a call that may be repeated safely (default 3). */
+  maxRetries?: number;
+  /** A fetch implementation (default: the runtime's). */
+  fetch?: typeof fetch;
+}
+
+export interface ReserveOptions {
+  /** At least 24. */
+  hours: number;
+  miniCount?: number;
+  macModel?: 'm4' | 'm4-pro' | 'm5-pro';
+  vmLayout?: 'split' | 'whole';
+}
+
+export interface CreateOptions {
+  cpu?: number;
+  memoryGib?: number;
+  diskGib?: number;
+  reservationId?: string;
+  /** A snapshot version to restore. */
+  snapshot?: string;
+  /** Default **true** (the spec's SDK default): destroyed after about 2 idle minutes; keep it with startKeepalive(). */
+  ephemeral?: boolean;
+  /** Default: a fresh key per call, so retries of this call never create twice. */
+  idempotencyKey?: string;
+}
+
+/** The create waits for the VM: up to 10 minutes, 25 for a restore (spec: attempt deadlines). */
+const CREATE_TIMEOUT_MS = 11 * 60_000;
+const RESTORE_TIMEOUT_MS = 26 * 60_000;
+
+export class Client {
+  readonly tasks: Tasks;
+  readonly #t: Transport;
+
+  constructor(o: ClientOptions = {}) {
+    const apiKey = o.apiKey ?? envVar('SANDBAY_API_KEY');
+    if (!apiKey) throw new Error('sandbay: pass apiKey or set SANDBAY_API_KEY');
+    this.#t = new Transport({
+      apiKey,
+      baseUrl: o.baseUrl ?? envVar('SANDBAY_URL') ?? 'http://127.0.0.1:8080',
+      timeoutMs: o.timeoutMs ?? 60_000,
+      maxRetries: o.maxRetries ?? 3,
+      fetch: o.fetch ?? globalThis.fetch.bind(globalThis),
+    });
+    this.tasks = new Tasks(this.#t);
+  }
+
+  get baseUrl(): string {
+    return this.#t.baseUrl;
+  }
+
+  // ---- reservations ----
+
+  /** Buys a reservation (account key); the answer carries its key once. */
+  reserve(o: ReserveOptions): Promise<ReservationCreated> {
+    return this.#t.json('POST', '/v1/reservations', {
+      json: {
+        hours: o.hours,
+        ...(o.miniCount !== undefined && { mini_count: o.miniCount }),
+        ...(o.macModel !== undefined && { mac_model: o.macModel }),
+        ...(o.vmLayout !== undefined && { vm_layout: o.vmLayout }),
+      },
+      timeoutMs: 120_000,
+    });
+  }
+
+  getReservation(id: string): Promise<Reservation> {
+    return this.#t.json('GET', `/v1/reservations/${encodeURIComponent(id)}`);
+  }
+
+  /** The account's reservations, past ones included, oldest first. */
+  listReservations(): Promise<Reservation[]> {
+    return this.#t.json('GET', '/v1/reservations');
+  }
+
+  /** The reservation of the reservation key this client uses. */
+  myReservation(): Promise<Reservation> {
+    return this.#t.json('GET', '/v1/reservations/me');
+  }
+
+  /** Adds hours or changes the layout (account key). */
+  editReservation(id: string, o: { hours?: number; vmLayout?: 'split' | 'whole' }): Promise<Reservation> {
+    return this.#t.json('PATCH', `/v1/reservations/${encodeURIComponent(id)}`, {
+      json: {
+        ...(o.hours !== undefined && { hours: o.hours }),
+        ...(o.vmLayout !== undefined && { vm_layout: o.vmLayout }),
+      },
+    });
+  }
+
+  platforms(o: { reservationId?: string } = {}): Promise<Platforms> {
+    return this.#t.json('GET', '/v1/platforms', { query: { reservation_id: o.reservationId } });
+  }
+
+  health(): Promise<Health> {
+    return this.#t.json('GET', '/health');
+  }
+
+  // ---- sandboxes ----
+
+  /** Creates a sandbox (ephemeral unless `ephemeral: false`), retried safely with one Idempotency-Key. */
+  async create(o: CreateOptions = {}): Promise<Sandbox> {
+    const created = await this.#t.json<SandboxCreated>('POST', '/v1/sandboxes', {
+      json: {
+        ephemeral: o.ephemeral ?? true,
+        ...(o.cpu !== undefined && { cpu: o.cpu }),
+        ...(o.memoryGib !== undefined && { memory_gib: o.memoryGib }),
+        ...(o.diskGib !== undefined && { disk_gib: o.diskGib }),
+        ...(o.reservationId !== undefined && { reservation_id: o.reservationId }),
+        ...(o.snapshot !== undefined && { snapshot: o.snapshot }),
+      },
+      idempotencyKey: o.idempotencyKey ?? newIdempotencyKey(),
+      timeoutMs: o.snapshot === undefined ? CREATE_TIMEOUT_MS : RESTORE_TIMEOUT_MS,
+    });
+    return new Sandbox(this.#t, created.sandbox_id, created.ephemeral);
+  }
+
+  /** Restores a snapshot into a new sandbox (a create with `snapshot`). */
+  restore(version: string, o: Omit<CreateOptions, 'snapshot'> = {}): Promise<Sandbox> {
+    return this.create({ ...o, snapshot: version });
+  }
+
+  /** A handle on an existing sandbox (checked: 404 if it is not the caller's). */
+  async get(id: string): Promise<Sandbox> {
+    const info = await this.#t.json<SandboxInfo>('GET', `/v1/sandboxes/${encodeURIComponent(id)}`);
+    return new Sandbox(this.#t, info.sandbox_id, info.ephemeral);
+  }
+
+  /**
+   * A handle on a sandbox by id, without a request (for callers that hold only the id; the first
+   * call on it answers 404 if it is not the caller's). Its dispose never deletes the sandbox.
+   */
+  sandbox(id: string): Sandbox {
+    return new Sandbox(this.#t, id, false);
+  }
+
+  /** The caller's sandboxes, oldest first. */
+  list(o: { reservationId?: string } = {}): Promise<SandboxInfo[]> {
+    return this.#t.json('GET', '/v1/sandboxes', { query: { reservation_id: o.reservationId } });
+  }
+
+  // ---- snapshots ----
+
+  /** The account's snapshots, oldest first (optionally of one sandbox). */
+  snapshots(o: { sandboxId?: string } = {}): Promise<Snapshot[]> {
+    return this.#t.json('GET', '/v1/snapshots', { query: { sandbox_id: o.sandboxId } });
+  }
+
+  getSnapshot(version: string): Promise<Snapshot> {
+    return this.#t.json('GET', `/v1/snapshots/${encodeURIComponent(version)}`);
+  }
+
+  deleteSnapshot(version: string): Promise<void> {
+    return this.#t.none('DELETE', `/v1/snapshots/${encodeURIComponent(version)}`);
+  }
+}

@@ -1,0 +1,62 @@
+// Trajectories (recorded tasks) and their replays: `client.tasks.*`, account key only.
+import type { Transport } from './http.ts';
+import type { Replay, Task, TaskSummary, Trajectory } from './types.ts';
+
+const TERMINAL = new Set(['completed', 'failed']);
+
+export class Tasks {
+  readonly #t: Transport;
+  constructor(t: Transport) {
+    this.#t = t;
+  }
+
+  list(): Promise<TaskSummary[]> {
+    return this.#t.json('GET', '/v1/me/tasks');
+  }
+
+  get(id: string): Promise<Task> {
+    return this.#t.json('GET', `/v1/me/tasks/${encodeURIComponent(id)}`);
+  }
+
+  /** The task as an ATIF document. */
+  trajectory(id: string): Promise<Trajectory> {
+    return this.#t.json('GET', `/v1/me/tasks/${encodeURIComponent(id)}/trajectory`);
+  }
+
+  /** The ZIP archive (trajectory.json, task.json, setup.sh, images). */
+  download(id: string): Promise<Uint8Array> {
+    return this.#t.bytes('GET', `/v1/me/tasks/${encodeURIComponent(id)}/download`);
+  }
+
+  /** The screen recording (MP4). */
+  recording(id: string): Promise<Uint8Array> {
+    return this.#t.bytes('GET', `/v1/me/tasks/${encodeURIComponent(id)}/recording`);
+  }
+
+  /** One step's screenshot (PNG). */
+  stepScreenshot(id: string, index: number): Promise<Uint8Array> {
+    return this.#t.bytes('GET', `/v1/me/tasks/${encodeURIComponent(id)}/steps/${index}/screenshot`);
+  }
+
+  /** Starts a replay on a fresh sandbox. */
+  replay(id: string, o: { reservationId?: string } = {}): Promise<Replay> {
+    return this.#t.json('POST', `/v1/me/tasks/${encodeURIComponent(id)}/replay`, {
+      json: o.reservationId === undefined ? {} : { reservation_id: o.reservationId },
+    });
+  }
+
+  getReplay(replayId: string): Promise<Replay> {
+    return this.#t.json('GET', `/v1/me/tasks/replays/${encodeURIComponent(replayId)}`);
+  }
+
+  /** Polls a replay until it is `completed` or `failed`. */
+  async waitForReplay(replayId: string, o: { timeoutMs?: number; pollMs?: number } = {}): Promise<Replay> {
+    const deadline = Date.now() + (o.timeoutMs ?? 30 * 60_000);
+    for (;;) {
+      const r = await this.getReplay(replayId);
+      if (TERMINAL.has(r.status)) return r;
+      if (Date.now() > deadline) throw new Error(`replay ${replayId} is still ${r.status}`);
+      await new Promise((resolve) => setTimeout(resolve, o.pollMs ?? 1000));
+    }
+  }
+}

@@ -1,0 +1,43 @@
+// The SDK's wire types, each taken from the generated OpenAPI types by path and method (never by
+// operationId), so a change in the API's schemas shows up here at `npm run sdk:types`.
+import type { paths } from './generated/openapi.ts';
+
+type Op<P extends keyof paths, M extends keyof paths[P]> = NonNullable<paths[P][M]>;
+type Content<R> = R extends { content: { 'application/json': infer T } } ? T : never;
+/** The JSON body of an operation's 2xx answer. */
+export type Answer<P extends keyof paths, M extends keyof paths[P], S extends number = 200> =
+  Op<P, M> extends { responses: infer Rs } ? (S extends keyof Rs ? Content<Rs[S]> : never) : never;
+/** The JSON request body of an operation. */
+export type RequestOf<P extends keyof paths, M extends keyof paths[P]> =
+  Op<P, M> extends { requestBody?: infer B } ? Content<NonNullable<B>> : never;
+
+export type Reservation = Answer<'/v1/reservations/{reservationID}', 'get'>;
+export type ReservationCreated = Answer<'/v1/reservations', 'post', 201>;
+export type ReservationRequest = RequestOf<'/v1/reservations', 'post'>;
+export type ReservationEdit = RequestOf<'/v1/reservations/{reservationID}', 'patch'>;
+export type Platforms = Answer<'/v1/platforms', 'get'>;
+export type Health = Answer<'/health', 'get'>;
+
+export type SandboxCreateRequest = RequestOf<'/v1/sandboxes', 'post'>;
+export type SandboxCreated = Answer<'/v1/sandboxes', 'post', 201>;
+export type SandboxInfo = Answer<'/v1/sandboxes/{sandboxID}', 'get'>;
+export type Keepalive = Answer<'/v1/sandboxes/{sandboxID}/keepalive', 'post'>;
+export type ViewerToken = Answer<'/v1/sandboxes/{sandboxID}/viewer-token', 'post'>;
+export type SshCredentials = Answer<'/v1/sandboxes/{sandboxID}/ssh/credentials', 'get'>;
+
+export type Ok = Answer<'/v1/sandboxes/{sandboxID}/mouse/click', 'post'>;
+export type Position = Answer<'/v1/sandboxes/{sandboxID}/mouse/position', 'get'>;
+export type DisplayInfo = Answer<'/v1/sandboxes/{sandboxID}/display/info', 'get'>;
+export type WindowTree = Answer<'/v1/sandboxes/{sandboxID}/display/windows', 'get'>;
+export type ExecResult = Answer<'/v1/sandboxes/{sandboxID}/exec', 'post'>;
+export type ActRequest = RequestOf<'/v1/sandboxes/{sandboxID}/act', 'post'>;
+export type Action = ActRequest['action'];
+export type ActResult = Answer<'/v1/sandboxes/{sandboxID}/act', 'post'>;
+export type Recording = Answer<'/v1/sandboxes/{sandboxID}/recordings/{recordingID}', 'get'>;
+
+export type Snapshot = Answer<'/v1/snapshots/{version}', 'get'>;
+
+export type TaskSummary = Answer<'/v1/me/tasks', 'get'>[number];
+export type Task = Answer<'/v1/me/tasks/{id}', 'get'>;
+export type Trajectory = Answer<'/v1/me/tasks/{id}/trajectory', 'get'>;
+export type Replay = Answer<'/v1/me/tasks/replays/{replayID}', 'get'>;
