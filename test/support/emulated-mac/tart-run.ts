@@ -119,7 +119,7 @@ export async function runVm(args: string[]): Promise<number> {
         display: x.display,
       }),
     ]);
-    for (const p of [session.wm, vncProc, sshd]) watch(p, shutdown);
+    for (const p of [session.bus, session.session, vncProc, sshd]) watch(p, shutdown);
     console.log(`VNC server is running at vnc://:${vnc.password}@127.0.0.1:${vnc.port}`);
     // The guest's DHCP lease: `tart ip` finds the address once the guest is up.
     writeRunState(name, { pid: process.pid, slot, ip });
