@@ -44,12 +44,21 @@ describe('tart guest on an emulated Mac', () => {
   });
 
   it('takes screenshots from the framebuffer: full PNG, region, JPEG, scaled', async () => {
-    await guest.exec('xsetroot -solid "#ff0000"');
-    const png = await guest.screenshot();
-    const meta = await sharp(png).metadata();
-    expect(meta).toMatchObject({ format: 'png', width: 1280, height: 800 });
-    const { data } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
-    expect([...data.subarray(0, 3)]).toEqual([255, 0, 0]);
+    await guest.exec('(xterm -T red -bg "#ff0000" -geometry 40x10+300+300 >/dev/null 2>&1 &)');
+    await waitFor(
+      async () => (await guest.exec('xdotool search --name "^red$"')).return_code === 0,
+      'the red window',
+      20_000,
+    );
+    // The pixel at (400, 400), inside the red window, once it is drawn.
+    const pixel = async () => {
+      const png = await guest.screenshot();
+      expect(await sharp(png).metadata()).toMatchObject({ format: 'png', width: 1280, height: 800 });
+      const { data } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+      const at = (400 * 1280 + 400) * 3;
+      return [...data.subarray(at, at + 3)].join(',');
+    };
+    await waitFor(async () => (await pixel()) === '255,0,0', 'red at (400, 400) in the screenshot', 20_000);
     const jpeg = await guest.screenshot({
       region: { x: 10, y: 20, width: 100, height: 50 },
       format: 'jpeg',
