@@ -49,6 +49,14 @@ it('the unittest suite passes against a live sandbay: every method of the sync a
   expect(result.stderr).toMatch(/Ran 18 tests/);
 }, 900_000);
 
+it('keeps its kept-alive connection clean when a reader stops before a chunked body ends', async () => {
+  const result = await run(PY, ['-m', 'unittest', '-v', 'tests.test_transport'], {
+    cwd: HERE,
+    env: { ...process.env, PYTHONPATH: path.join(HERE, 'src'), PYTHONDONTWRITEBYTECODE: '1' },
+  }).catch((err: { stdout: string; stderr: string }) => err);
+  expect(result.stderr).toMatch(/\nOK\n?$/);
+}, 60_000);
+
 it('type-checks under mypy --strict (the package is PEP 561 typed; the tests use it as typed)', async () => {
   // --cache-dir=/dev/null: mypy writes no cache beside the sources.
   const result = await run(PY, ['-m', 'mypy', '--cache-dir=/dev/null', 'src/sandbay', 'tests'], {

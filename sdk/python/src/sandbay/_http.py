@@ -29,6 +29,9 @@ def new_idempotency_key() -> str:
     return str(uuid.uuid4())
 
 
+_DRAIN_LIMIT = 256 * 1024
+
+
 class Response:
     """A 2xx answer whose body has not been read yet (read it, or close it)."""
 
@@ -52,7 +55,22 @@ class Response:
             yield c
 
     def close(self) -> None:
-        self.raw.close()
+        # A reader may stop before the body's end (a tar reader stops at the archive's end marker,
+        # before a chunked body's last chunk). What it left would be read as the next answer's status
+        # line on this kept-alive connection, so drain a small remainder, and drop the connection
+        # when the remainder is large or cannot be read.
+        left = _DRAIN_LIMIT
+        try:
+            while left > 0 and not self.raw.isclosed():
+                chunk = self.raw.read(min(left, 64 * 1024))
+                if not chunk:
+                    break
+                left -= len(chunk)
+        except (OSError, http.client.HTTPException):
+            pass
+        if not self.raw.isclosed():
+            self.raw.close()
+            self._conn.close()
 
 
 class Transport:
