@@ -145,6 +145,9 @@ export class TartGuest implements Guest {
   position(): Promise<{ x: number; y: number }> {
     return notYet('position');
   }
+  mouseButton(_button: MouseButton, _down: boolean): Promise<void> {
+    return notYet('mouseButton');
+  }
   type(_text: string, _delayMs?: number): Promise<void> {
     return notYet('type');
   }
@@ -153,6 +156,9 @@ export class TartGuest implements Guest {
   }
   hotkey(_keys: string): Promise<void> {
     return notYet('hotkey');
+  }
+  keys(_keys: string, _down: boolean): Promise<void> {
+    return notYet('keys');
   }
   screenshot(_opts?: ScreenshotOptions): Promise<Buffer> {
     return notYet('screenshot');
