@@ -16,6 +16,8 @@ export interface AdminAppOptions {
   /** Extension point: admin routes beyond the Kubernetes API. */
   routes?: readonly AdminRoutes[];
   now?: () => Date;
+  /** The Kubernetes API's audit log file (one JSON line per resource request). */
+  auditLog?: string;
 }
 
 function isKubePath(url: string): boolean {
@@ -47,7 +49,7 @@ export async function buildAdminApp(opts: AdminAppOptions): Promise<FastifyInsta
           : reply.code(401).send({ error: 'unauthorized', message: 'invalid, revoked or expired key' }),
     }),
   );
-  await app.register(kubeApi, { store: opts.store, now });
+  await app.register(kubeApi, { store: opts.store, now, ...(opts.auditLog && { auditLog: opts.auditLog }) });
   for (const routes of opts.routes ?? []) await app.register(routes, { store: opts.store });
   app.setNotFoundHandler((request, reply) =>
     isKubePath(request.url)

@@ -54,6 +54,13 @@ export interface AdminAuthOptions {
   now?: () => Date;
 }
 
+const authenticatedKeys = new WeakMap<object, string>();
+
+/** The name of the admin key a request was admitted with (audit logs name the caller by it). */
+export function adminKeyOf(request: object): string | undefined {
+  return authenticatedKeys.get(request);
+}
+
 /** An onRequest hook admitting only requests carrying a valid admin key. */
 export function adminAuth(opts: AdminAuthOptions): onRequestHookHandler {
   const publicPaths = new Set(opts.publicPaths ?? []);
@@ -63,6 +70,7 @@ export function adminAuth(opts: AdminAuthOptions): onRequestHookHandler {
     const token = bearerToken(request.headers.authorization);
     const key = token === undefined ? undefined : await findValidKey(opts.store, token, 'admin', now());
     if (!key) return opts.unauthorized(request, reply);
+    authenticatedKeys.set(request, key.metadata.name);
   };
 }
 

@@ -95,6 +95,8 @@ export async function startApiStack(
     bootId: 'boot-1',
     environment: 'test',
     rateLimit: false,
+    // As `sandbay server` runs: the API reads the operator's caches.
+    informers: f.op.informers,
     ...opts,
   });
   const call: ApiStack['call'] = (key, method, url, body, headers = {}) =>

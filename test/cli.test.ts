@@ -252,7 +252,10 @@ describe('sandbay server', () => {
     const serving = await new Promise<{ adminUrl: string; url: string }>((resolve, reject) => {
       child.stdout.on('data', (c: Buffer) => {
         stdout += c.toString();
-        const line = stdout.split('\n').find((l) => l.includes('"sandbay is serving"'));
+        const line = stdout
+          .split('\n')
+          .slice(0, -1)
+          .find((l) => l.includes('"msg":"sandbay is serving'));
         if (line) resolve(JSON.parse(line) as { adminUrl: string; url: string });
       });
       child.on('close', (code) => reject(new Error(`server exited ${code}: ${stdout}`)));

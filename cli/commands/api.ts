@@ -32,6 +32,9 @@ export default class Api extends Command {
       options: [...DRIVERS],
       default: 'linux',
     }),
+    'audit-log': Flags.string({
+      description: 'append an audit line per Kubernetes API request to this file',
+    }),
     host: Flags.string({ description: 'address both listeners bind', default: '127.0.0.1' }),
   };
 
@@ -46,6 +49,7 @@ export default class Api extends Command {
       adminPort: flags['admin-port'],
       hostDriver: flags['host-driver'] as (typeof DRIVERS)[number],
       host: flags.host,
+      ...(flags['audit-log'] !== undefined && { auditLog: flags['audit-log'] }),
     });
     const signal = await untilSignalled();
     await server.close();

@@ -24,6 +24,9 @@ export default class Server extends Command {
       max: 65535,
     }),
     'host-driver': Flags.string({ description: 'how VMs are run', options: [...DRIVERS], default: 'linux' }),
+    'audit-log': Flags.string({
+      description: 'append an audit line per Kubernetes API request to this file',
+    }),
     host: Flags.string({ description: 'address both listeners bind', default: '127.0.0.1' }),
   };
 
@@ -38,6 +41,7 @@ export default class Server extends Command {
       adminPort: flags['admin-port'],
       hostDriver: flags['host-driver'] as (typeof DRIVERS)[number],
       host: flags.host,
+      ...(flags['audit-log'] !== undefined && { auditLog: flags['audit-log'] }),
     });
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       process.once('SIGINT', resolve);
