@@ -275,6 +275,8 @@ describe('Anthropic computer tool', () => {
   it('bad input: 400 naming the Anthropic field', async () => {
     const cases: [unknown, string][] = [
       [{ action: 'fly' }, 'action'],
+      [{ action: 'left_click', coordinate: [5000, 5] }, 'coordinate'],
+      [{ action: 'left_click', coordinate: [5, 5], text: 'ctrl+nosuchmodifier' }, 'text'],
       [{ action: 'mouse_move' }, 'coordinate'],
       [{ action: 'left_click', coordinate: [5] }, 'coordinate'],
       [{ action: 'key', text: 'ctrl+NoSuchKey' }, 'text'],
@@ -361,6 +363,16 @@ describe('OpenAI computer_call actions', () => {
       [{ type: 'click', x: 5, y: 5, button: 'thumb' }, 'button'],
       [{ type: 'keypress', keys: ['CTRL', 'NOSUCHKEY'] }, 'keys'],
       [{ type: 'drag', path: [{ x: 1, y: 1 }] }, 'path'],
+      [
+        {
+          type: 'drag',
+          path: [
+            { x: 1, y: 1 },
+            { x: 5000, y: 1 },
+          ],
+        },
+        'path',
+      ],
     ];
     for (const [body, field] of cases) {
       const r = await act(body);

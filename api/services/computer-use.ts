@@ -67,9 +67,12 @@ async function performAnthropic(guest: Guest, a: AnthropicAction): Promise<{ x: 
   const at = point(a.coordinate);
   const click = ANTHROPIC_CLICKS[a.action];
   if (click) {
-    // Like the reference tool: without a coordinate the click lands where the pointer is.
-    if (at) await guest.move(at.x, at.y);
-    return holding(guest, 'text', a.text, () => clicks(guest, ...click));
+    // Like the reference tool: without a coordinate the click lands where the pointer is. The
+    // modifiers are taken first, so that an unknown one refuses the action before the pointer moves.
+    return holding(guest, 'text', a.text, async () => {
+      if (at) await on('coordinate', () => guest.move(at.x, at.y));
+      await clicks(guest, ...click);
+    });
   }
   switch (a.action) {
     case 'mouse_move':
@@ -176,6 +179,9 @@ async function performOpenAI(guest: Guest, a: OpenAIAction): Promise<void> {
       if (!a.path) refuse('path', 'required for drag: [{x, y}, …], at least two points');
       // Through every point of the path, the button held from the first to the last.
       const [first, ...rest] = a.path as { x: number; y: number }[];
+      const screen = await guest.displayInfo();
+      if (a.path.some((p) => p.x >= screen.width || p.y >= screen.height))
+        refuse('path', `a point lies outside the ${screen.width}x${screen.height} screen`);
       await guest.move(first!.x, first!.y);
       await guest.mouseButton('left', true);
       try {
