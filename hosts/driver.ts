@@ -100,7 +100,8 @@ export interface ExecResult {
   timed_out: boolean;
 }
 
-export type MouseButton = 'left' | 'right' | 'middle';
+/** `back` and `forward` are the side buttons (X buttons 8 and 9). */
+export type MouseButton = 'left' | 'right' | 'middle' | 'back' | 'forward';
 export type ScrollDirection = 'up' | 'down' | 'left' | 'right';
 
 export interface ScreenshotOptions {
@@ -165,6 +166,8 @@ export interface Guest {
   drag(from: { x: number; y: number }, to: { x: number; y: number }, button?: MouseButton): Promise<void>;
   scroll(x: number, y: number, direction: ScrollDirection, amount: number): Promise<void>;
   position(): Promise<{ x: number; y: number }>;
+  /** Presses (`down`) or releases a mouse button where the pointer is (computer-use mouse down/up). */
+  mouseButton(button: MouseButton, down: boolean): Promise<void>;
 
   /** Types unicode text; `delayMs` between keystrokes. */
   type(text: string, delayMs?: number): Promise<void>;
@@ -172,6 +175,11 @@ export interface Guest {
   press(key: string, modifiers?: string[]): Promise<void>;
   /** `a+b+c`: holds all but the last, presses the last. */
   hotkey(keys: string): Promise<void>;
+  /**
+   * Holds (`down`) or releases every key of `a+b+c` (computer-use hold_key, modifiers held during a
+   * click). A caller that holds keys releases them again, also when what it did meanwhile failed.
+   */
+  keys(keys: string, down: boolean): Promise<void>;
 
   screenshot(opts?: ScreenshotOptions): Promise<Buffer>;
   displayInfo(): Promise<DisplayInfo>;

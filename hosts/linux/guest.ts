@@ -134,6 +134,10 @@ export class LinuxGuest implements Guest {
     return (await this.#input()).position();
   }
 
+  async mouseButton(button: MouseButton, down: boolean): Promise<void> {
+    await (await this.#input()).button(button, down);
+  }
+
   // ---- keyboard ----
 
   async type(text: string, delayMs?: number): Promise<void> {
@@ -150,6 +154,11 @@ export class LinuxGuest implements Guest {
   async hotkey(keys: string): Promise<void> {
     const chord = parseHotkey(keys);
     await (await this.#input()).press(chord);
+  }
+
+  async keys(keys: string, down: boolean): Promise<void> {
+    const { held, key } = parseHotkey(keys);
+    await (await this.#input()).keys([...held, key], down);
   }
 
   // ---- screen ----

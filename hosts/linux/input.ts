@@ -17,7 +17,7 @@ interface Xtest {
   FakeInput(type: number, detail: number, time: number, window: number, x: number, y: number): void;
 }
 
-const BUTTONS: Record<MouseButton, number> = { left: 1, middle: 2, right: 3 };
+const BUTTONS: Record<MouseButton, number> = { left: 1, middle: 2, right: 3, back: 8, forward: 9 };
 const WHEEL: Record<ScrollDirection, number> = { up: 4, down: 5, left: 6, right: 7 };
 /** Motion events between the ends of a drag: toolkits start a drag only after seeing the pointer move. */
 const DRAG_STEPS = 10;
@@ -123,6 +123,23 @@ export class Input {
       conn.client.QueryPointer(conn.root, reply),
     );
     return { x: p.rootX, y: p.rootY };
+  }
+
+  /** Presses or releases a button where the pointer is. */
+  async button(button: MouseButton, down: boolean): Promise<void> {
+    const b = buttonOf(button);
+    const { xtest } = await stateOf(this.#conn);
+    xtest.FakeInput(down ? xtest.ButtonPress : xtest.ButtonRelease, b, 0, 0, 0, 0);
+    await this.#conn.sync();
+  }
+
+  /** Presses (in order) or releases (in reverse) the keys of `keysyms`, without the other half. */
+  async keys(keysyms: number[], down: boolean): Promise<void> {
+    const { xtest, keymap } = await stateOf(this.#conn);
+    const codes = await Promise.all(keysyms.map(async (ks) => (await keymap.keycode(ks)).keycode));
+    if (down) for (const k of codes) xtest.FakeInput(xtest.KeyPress, k, 0, 0, 0, 0);
+    else for (const k of codes.reverse()) xtest.FakeInput(xtest.KeyRelease, k, 0, 0, 0, 0);
+    await this.#conn.sync();
   }
 
   /** Types keysyms one keystroke each, `delayMs` apart (0: all sent at once, one round trip). */

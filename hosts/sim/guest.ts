@@ -33,7 +33,7 @@ import { screenshot } from './screen.ts';
 import { runShell } from './shell.ts';
 import { TYPED_MAX, type GuestState, type SimVm } from './vm.ts';
 
-const BUTTONS = new Set(['left', 'right', 'middle']);
+const BUTTONS = new Set(['left', 'right', 'middle', 'back', 'forward']);
 const DIRECTIONS = new Set(['up', 'down', 'left', 'right']);
 
 /** What a guest calls on its host (the host implements it; the guest does not import the host). */
@@ -149,6 +149,13 @@ export class SimGuest implements Guest {
     return { ...vm.guestState().cursor };
   }
 
+  async mouseButton(button: MouseButton, _down: boolean): Promise<void> {
+    const vm = this.#enter('click');
+    if (!BUTTONS.has(button))
+      throw new DriverError('invalid_argument', `unknown mouse button "${String(button)}"`);
+    vm.guestState().inputEvents++;
+  }
+
   /** Validates a point against the screen and returns the guest state to change. */
   #input(op: SimOp, x: number, y: number): GuestState {
     const vm = this.#enter(op);
@@ -176,6 +183,12 @@ export class SimGuest implements Guest {
   }
 
   async hotkey(keys: string): Promise<void> {
+    const vm = this.#enter('hotkey');
+    checkHotkey(keys);
+    vm.guestState().inputEvents++;
+  }
+
+  async keys(keys: string, _down: boolean): Promise<void> {
     const vm = this.#enter('hotkey');
     checkHotkey(keys);
     vm.guestState().inputEvents++;

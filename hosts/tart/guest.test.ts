@@ -91,4 +91,21 @@ describe('tart guest on an emulated Mac', () => {
     );
     expect(await guest.position()).toEqual({ x: 100, y: 50 });
   });
+
+  it('holds keys and a button on their own: keys() (computer-use hold_key); side buttons refused', async () => {
+    // The typer xterm of the test above still has the focus: ctrl held makes `a` a ^A (RFB keys are
+    // keysyms, so the server would undo a held shift to give the keysym `a` asked for).
+    await guest.keys('ctrl', true);
+    await guest.hotkey('a');
+    await guest.keys('ctrl', false);
+    await guest.hotkey('b');
+    await guest.type('\n');
+    await waitFor(
+      async () => (await guest.exec('tail -n 1 typed.txt')).stdout === '\x01b\n',
+      '^Ab typed',
+      20_000,
+    );
+    // The side buttons have no bit in RFB's button mask: refused, not silently dropped.
+    await expect(guest.mouseButton('back', true)).rejects.toMatchObject({ code: 'invalid_argument' });
+  });
 });

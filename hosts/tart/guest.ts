@@ -157,6 +157,10 @@ export class TartGuest implements Guest {
   async position(): Promise<{ x: number; y: number }> {
     return this.#screen.position();
   }
+  mouseButton(button: MouseButton, down: boolean): Promise<void> {
+    this.#touch();
+    return this.#screen.button(button, down);
+  }
   type(text: string, delayMs?: number): Promise<void> {
     this.#touch();
     return this.#screen.type(text, delayMs);
@@ -168,6 +172,10 @@ export class TartGuest implements Guest {
   hotkey(keys: string): Promise<void> {
     this.#touch();
     return this.#screen.hotkey(keys);
+  }
+  keys(keys: string, down: boolean): Promise<void> {
+    this.#touch();
+    return this.#screen.keys(keys, down);
   }
   /** `showCursor` draws nothing: the RFB framebuffer has no pointer in it (docs/mac.md). */
   screenshot(opts?: ScreenshotOptions): Promise<Buffer> {

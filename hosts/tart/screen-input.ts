@@ -11,7 +11,8 @@ import { chordFor, keysymsForText, parseHotkey, type Chord } from '../linux/keys
 import { checkScreenshotOptions } from '../screenshot-options.ts';
 import { RfbClient } from './rfb-client.ts';
 
-const BUTTON: Record<MouseButton, number> = { left: 1, middle: 2, right: 4 };
+/** RFB's mask has no bits for the side buttons (X buttons 8 and 9): `back`/`forward` are refused. */
+const BUTTON: Partial<Record<MouseButton, number>> = { left: 1, middle: 2, right: 4 };
 const WHEEL: Record<ScrollDirection, number> = { up: 8, down: 16, left: 32, right: 64 };
 const DEFAULT_JPEG_QUALITY = 80;
 
@@ -19,6 +20,8 @@ export class ScreenInput {
   readonly #open: () => Promise<{ stream: Duplex; password: string }>;
   #session: Promise<RfbClient> | undefined;
   #pos = { x: 0, y: 0 };
+  /** Buttons held down by button() (a move keeps them held, as RFB sends the whole mask each time). */
+  #held = 0;
 
   constructor(open: () => Promise<{ stream: Duplex; password: string }>) {
     this.#open = open;
@@ -65,7 +68,16 @@ export class ScreenInput {
     const c = await this.#rfb();
     checkPoint(x, y, c);
     this.#pos = { x, y };
-    c.pointer(x, y, 0);
+    c.pointer(x, y, this.#held);
+  }
+
+  /** Presses or releases one button where the pointer is. */
+  async button(button: MouseButton, down: boolean): Promise<void> {
+    const mask = BUTTON[button];
+    if (mask === undefined) throw new DriverError('invalid_argument', `unknown button ${String(button)}`);
+    const c = await this.#rfb();
+    this.#held = down ? this.#held | mask : this.#held & ~mask;
+    c.pointer(this.#pos.x, this.#pos.y, this.#held);
   }
 
   async click(x: number, y: number, button: MouseButton = 'left', double = false): Promise<void> {
@@ -131,6 +143,14 @@ export class ScreenInput {
 
   async hotkey(keys: string): Promise<void> {
     await this.#chord(parseHotkey(keys));
+  }
+
+  /** Holds (in order) or releases (in reverse) every key of `a+b+c`. */
+  async keys(keys: string, down: boolean): Promise<void> {
+    const ch = parseHotkey(keys);
+    const all = [...ch.held, ch.key];
+    const c = await this.#rfb();
+    for (const k of down ? all : all.reverse()) c.key(k, down);
   }
 
   async #chord(ch: Chord): Promise<void> {

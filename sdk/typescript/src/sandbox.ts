@@ -14,6 +14,10 @@ import {
 import { execOverSsh } from './ssh.ts';
 import type {
   Action,
+  AnthropicComputerAction,
+  AnthropicComputerResult,
+  OpenAIComputerAction,
+  OpenAIComputerResult,
   ActResult,
   ExecResult,
   Keepalive,
@@ -121,6 +125,16 @@ export class Sandbox implements AsyncDisposable {
     if (res.headers.get('content-type')?.startsWith('application/json'))
       return (await res.json()) as ActResult;
     return new Uint8Array(await res.arrayBuffer());
+  }
+
+  /** Anthropic's computer tool input, unchanged; resolves with the content of its tool_result. */
+  actAnthropic(input: AnthropicComputerAction): Promise<AnthropicComputerResult> {
+    return this.#t.json<AnthropicComputerResult>('POST', `${this.#base}/act`, { json: input });
+  }
+
+  /** OpenAI's computer_call action, unchanged; resolves with the output of its computer_call_output. */
+  actOpenAI(action: OpenAIComputerAction): Promise<OpenAIComputerResult> {
+    return this.#t.json<OpenAIComputerResult>('POST', `${this.#base}/act`, { json: action });
   }
 
   // ---- files ----

@@ -30,9 +30,18 @@ export type Position = Answer<'/v1/sandboxes/{sandboxID}/mouse/position', 'get'>
 export type DisplayInfo = Answer<'/v1/sandboxes/{sandboxID}/display/info', 'get'>;
 export type WindowTree = Answer<'/v1/sandboxes/{sandboxID}/display/windows', 'get'>;
 export type ExecResult = Answer<'/v1/sandboxes/{sandboxID}/exec', 'post'>;
-export type ActRequest = RequestOf<'/v1/sandboxes/{sandboxID}/act', 'post'>;
+type ActBody = RequestOf<'/v1/sandboxes/{sandboxID}/act', 'post'>;
+type ActAnswer = Answer<'/v1/sandboxes/{sandboxID}/act', 'post'>;
+/** The native act body; the vendors' computer-use vocabularies are the other two shapes. */
+export type ActRequest = Extract<ActBody, { action: { type: string } }>;
 export type Action = ActRequest['action'];
-export type ActResult = Answer<'/v1/sandboxes/{sandboxID}/act', 'post'>;
+export type ActResult = Extract<ActAnswer, { ok: boolean }>;
+/** Anthropic's computer tool input (a tool_use block's `input`), and what goes in its tool_result's content. */
+export type AnthropicComputerAction = Extract<ActBody, { action: string }>;
+export type AnthropicComputerResult = Extract<ActAnswer, { content: unknown[] }>;
+/** OpenAI's computer_call `action`, and the `output` of its computer_call_output. */
+export type OpenAIComputerAction = Extract<ActBody, { type: string; action?: never }>;
+export type OpenAIComputerResult = Extract<ActAnswer, { type: 'computer_screenshot' }>;
 export type Recording = Answer<'/v1/sandboxes/{sandboxID}/recordings/{recordingID}', 'get'>;
 
 export type Snapshot = Answer<'/v1/snapshots/{version}', 'get'>;

@@ -170,6 +170,14 @@ class Sandbox:
         res = self._t.call("POST", f"{self._base}/act", json_body=body)
         return res.json() if res.content_type.startswith("application/json") else res.read()
 
+    def act_anthropic(self, tool_input: Json) -> Json:
+        """Anthropic's computer tool input, unchanged; returns ``{"content": [...]}`` for its tool_result."""
+        return self._t.json("POST", f"{self._base}/act", json_body=tool_input)
+
+    def act_openai(self, action: Json) -> Json:
+        """OpenAI's computer_call action, unchanged; returns the ``output`` of its computer_call_output."""
+        return self._t.json("POST", f"{self._base}/act", json_body=action)
+
     # ---- files ----
 
     def upload(self, local: PathLike, remote: str) -> None:

@@ -269,7 +269,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Perform an action, then return a screenshot (PNG) or, with screenshot_after false, JSON */
+    /** Perform an action (native, Anthropic or OpenAI computer-use vocabulary), then return a screenshot */
     post: operations['act'];
     delete?: never;
     options?: never;
@@ -2527,92 +2527,183 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description Native `{action: {type, …}}`, Anthropic computer tool input `{action: "left_click", coordinate}` or OpenAI computer_call action `{type: "click", x, y}`, told apart by shape. */
     requestBody: {
       content: {
-        'application/json': {
-          action:
-            | {
-                /**
-                 * @default left
-                 * @enum {unknown}
-                 */
-                button?: 'left' | 'right';
-                /** @default false */
-                double?: boolean;
-                /** @enum {string} */
-                type: 'click';
+        'application/json':
+          | {
+              action:
+                | {
+                    /**
+                     * @default left
+                     * @enum {unknown}
+                     */
+                    button?: 'left' | 'right';
+                    /** @default false */
+                    double?: boolean;
+                    /** @enum {string} */
+                    type: 'click';
+                    x: number;
+                    y: number;
+                  }
+                | {
+                    /** @enum {string} */
+                    type: 'move';
+                    x: number;
+                    y: number;
+                  }
+                | {
+                    /**
+                     * @default left
+                     * @enum {unknown}
+                     */
+                    button?: 'left' | 'right' | 'middle';
+                    endX: number;
+                    endY: number;
+                    startX: number;
+                    startY: number;
+                    /** @enum {string} */
+                    type: 'drag';
+                  }
+                | {
+                    /** @default 3 */
+                    amount?: number;
+                    /**
+                     * @default down
+                     * @enum {unknown}
+                     */
+                    direction?: 'up' | 'down' | 'left' | 'right';
+                    /** @enum {string} */
+                    type: 'scroll';
+                    x: number;
+                    y: number;
+                  }
+                | {
+                    /** @description Milliseconds between keystrokes. */
+                    delay?: number;
+                    text: string;
+                    /** @enum {string} */
+                    type: 'type';
+                  }
+                | {
+                    key: string;
+                    modifiers?: string[];
+                    /** @enum {string} */
+                    type: 'key';
+                  }
+                | {
+                    /** @description Keys joined with `+`, e.g. `cmd+shift+4`. */
+                    keys: string;
+                    /** @enum {string} */
+                    type: 'hotkey';
+                  };
+              /** @default true */
+              screenshot_after?: boolean;
+              /** @default 100 */
+              screenshot_delay_ms?: number;
+            }
+          | {
+              /** @enum {unknown} */
+              action:
+                | 'left_click'
+                | 'right_click'
+                | 'middle_click'
+                | 'double_click'
+                | 'triple_click'
+                | 'left_click_drag'
+                | 'left_mouse_down'
+                | 'left_mouse_up'
+                | 'mouse_move'
+                | 'scroll'
+                | 'type'
+                | 'key'
+                | 'hold_key'
+                | 'wait'
+                | 'screenshot'
+                | 'cursor_position'
+                | 'zoom';
+              /** @description [x, y] in screen pixels. */
+              coordinate?: number[];
+              duration?: number;
+              /** @description zoom: [x0, y0, x1, y1]. */
+              region?: number[];
+              scroll_amount?: number;
+              /** @enum {unknown} */
+              scroll_direction?: 'up' | 'down' | 'left' | 'right';
+              /** @description [x, y] in screen pixels. */
+              start_coordinate?: number[];
+              /** @description type: the text; key / hold_key: xdotool key names (`ctrl+s`, `Return`); clicks and scroll: modifiers held. */
+              text?: string;
+            }
+          | ({
+              /** @enum {unknown} */
+              button?: 'left' | 'right' | 'wheel' | 'back' | 'forward';
+              keys?: string[];
+              ms?: number;
+              path?: {
                 x: number;
                 y: number;
-              }
-            | {
-                /** @enum {string} */
-                type: 'move';
-                x: number;
-                y: number;
-              }
-            | {
-                /**
-                 * @default left
-                 * @enum {unknown}
-                 */
-                button?: 'left' | 'right' | 'middle';
-                endX: number;
-                endY: number;
-                startX: number;
-                startY: number;
-                /** @enum {string} */
-                type: 'drag';
-              }
-            | {
-                /** @default 3 */
-                amount?: number;
-                /**
-                 * @default down
-                 * @enum {unknown}
-                 */
-                direction?: 'up' | 'down' | 'left' | 'right';
-                /** @enum {string} */
-                type: 'scroll';
-                x: number;
-                y: number;
-              }
-            | {
-                /** @description Milliseconds between keystrokes. */
-                delay?: number;
-                text: string;
-                /** @enum {string} */
-                type: 'type';
-              }
-            | {
-                key: string;
-                modifiers?: string[];
-                /** @enum {string} */
-                type: 'key';
-              }
-            | {
-                /** @description Keys joined with `+`, e.g. `cmd+shift+4`. */
-                keys: string;
-                /** @enum {string} */
-                type: 'hotkey';
-              };
-          /** @default true */
-          screenshot_after?: boolean;
-          /** @default 100 */
-          screenshot_delay_ms?: number;
-        };
+              }[];
+              scroll_x?: number;
+              scroll_y?: number;
+              text?: string;
+              /** @enum {unknown} */
+              type:
+                | 'click'
+                | 'double_click'
+                | 'drag'
+                | 'move'
+                | 'scroll'
+                | 'type'
+                | 'keypress'
+                | 'wait'
+                | 'screenshot';
+              x?: number;
+              y?: number;
+            } & {
+              [key: string]: unknown;
+            });
       };
     };
     responses: {
-      /** @description PNG after the action, or JSON when screenshot_after is false. */
+      /** @description Native: PNG after the action, or JSON when screenshot_after is false. Anthropic: the tool_result content. OpenAI: the computer_call_output output. */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            action: string;
-            ok: boolean;
-          };
+          'application/json':
+            | {
+                action: string;
+                ok: boolean;
+              }
+            | {
+                content: (
+                  | {
+                      source: {
+                        data: string;
+                        /** @enum {string} */
+                        media_type: 'image/png';
+                        /** @enum {string} */
+                        type: 'base64';
+                      };
+                      /** @enum {string} */
+                      type: 'image';
+                    }
+                  | {
+                      text: string;
+                      /** @enum {string} */
+                      type: 'text';
+                    }
+                )[];
+                /** @description [x, y] in screen pixels. */
+                coordinate?: number[];
+              }
+            | {
+                image_url: string;
+                /** @enum {string} */
+                type: 'computer_screenshot';
+              };
           'image/png': string;
         };
       };
