@@ -3,6 +3,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Store } from '../store/store.ts';
 import { adminAuth } from './admin-auth.ts';
+import { AuthFailureLimiter, DEFAULT_AUTH_FAILURE_LIMITS, type AuthFailureLimits } from './auth-failures.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
 import { KUBE_PATH_PREFIXES, kubeApi, unauthorizedStatus } from './kube/index.ts';
 import { resourceNotFound } from './kube/status.ts';
@@ -16,6 +17,8 @@ export interface AdminAppOptions {
   /** Extension point: admin routes beyond the Kubernetes API. */
   routes?: readonly AdminRoutes[];
   now?: () => Date;
+  /** Failed authentications per client address and window; `false`: off. */
+  authFailureLimits?: AuthFailureLimits | false;
 }
 
 function isKubePath(url: string): boolean {
@@ -35,11 +38,13 @@ export async function buildAdminApp(opts: AdminAppOptions): Promise<FastifyInsta
     reply.header(REQUEST_ID_HEADER, request.id);
   });
   const now = opts.now ?? (() => new Date());
+  const failureLimits = opts.authFailureLimits ?? DEFAULT_AUTH_FAILURE_LIMITS;
   app.addHook(
     'onRequest',
     adminAuth({
       store: opts.store,
       now,
+      ...(failureLimits && { failures: new AuthFailureLimiter(failureLimits) }),
       // Kubernetes clients read a Status; the rest of sandbay's API answers `{error, message}`.
       unauthorized: (request, reply) =>
         isKubePath(request.url)

@@ -17,6 +17,7 @@ import type { Store } from '../store/store.ts';
 import type { BlobStore } from '../operator/blob-store.ts';
 import { systemClock, type Clock } from '../operator/runtime/clock.ts';
 import { authHook } from './auth.ts';
+import { AuthFailureLimiter, DEFAULT_AUTH_FAILURE_LIMITS, type AuthFailureLimits } from './auth-failures.ts';
 import { ApiError, errorHandler, notFoundHandler } from './errors.ts';
 import { sweepExpiredRecords } from './idempotency.ts';
 import { ApiMetrics } from './metrics.ts';
@@ -65,6 +66,8 @@ export interface CustomerAppOptions {
   viewerSecret?: Buffer;
   /** Requests per key (per client IP without a key) and window; `false` turns the limit off. */
   rateLimit?: { max: number; timeWindowMs: number } | false;
+  /** Failed authentications per client address and window (keys and viewer tokens); `false`: off. */
+  authFailureLimits?: AuthFailureLimits | false;
   /** Largest JSON body. Default 1 MiB. */
   bodyLimitBytes?: number;
   /** Largest file or archive upload. Default 2 GiB. */
@@ -157,17 +160,20 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
+  const failureLimits = opts.authFailureLimits ?? DEFAULT_AUTH_FAILURE_LIMITS;
+  const authFailures = failureLimits ? new AuthFailureLimiter(failureLimits) : undefined;
   app.addHook(
     'onRequest',
-    authHook(reads, () => clock.now()),
+    authHook(reads, () => clock.now(), authFailures),
   );
   app.addHook('onResponse', metrics.observe);
   const limit = opts.rateLimit === undefined ? DEFAULT_RATE_LIMIT : opts.rateLimit;
   if (limit) {
     await app.register(rateLimit, {
       global: true,
-      // After authentication, so that the limit is per key, not per address.
-      hook: 'preHandler',
+      // After authentication, so that the limit is per key, not per address; before the routes'
+      // preHandlers, so that a 429 is never recorded as an Idempotency-Key's answer.
+      hook: 'preValidation',
       max: limit.max,
       timeWindow: limit.timeWindowMs,
       keyGenerator: (request) => request.principal?.keyName ?? request.ip,
@@ -203,7 +209,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   await app.register(taskRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   openApiRoute(app);
 
-  const proxies = attachWebSocketProxies(app.server, ctx, app.log, metrics);
+  const proxies = attachWebSocketProxies(app.server, ctx, app.log, metrics, authFailures);
   let closing = false;
   const sweep = () => {
     sweepExpiredRecords(ctx)

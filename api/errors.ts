@@ -64,6 +64,10 @@ const API_ERRORS = {
   },
   upgrade_required: { status: 426, message: 'This endpoint is a WebSocket: send Upgrade: websocket.' },
   rate_limited: { status: 429, message: 'Too many requests for this key; retry later.' },
+  too_many_auth_failures: {
+    status: 429,
+    message: 'Too many failed authentications from this address; retry after Retry-After seconds.',
+  },
   // 5xx: the service or the sandbox failed
   internal_error: { status: 500, message: 'Internal error.' },
   artifact_unavailable: { status: 500, message: "A task's screenshot or recording is missing from storage." },
@@ -113,6 +117,8 @@ export interface ErrorBody {
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
+  /** Sent as a Retry-After header (seconds) when set. */
+  retryAfterS?: number;
 
   constructor(code: ErrorCode, message?: string) {
     super(message ?? ERRORS[code].message);
@@ -176,6 +182,7 @@ export function errorHandler(err: unknown, request: FastifyRequest, reply: Fasti
   if (apiErr.code === 'internal_error') request.log.error({ err }, 'request failed');
   else if (apiErr.status >= 500) request.log.warn({ code: apiErr.code }, apiErr.message);
   else request.log.info({ code: apiErr.code }, apiErr.message);
+  if (apiErr.retryAfterS !== undefined) reply.header('retry-after', String(apiErr.retryAfterS));
   return reply.code(apiErr.status).type('application/json; charset=utf-8').send(apiErr.toJSON());
 }
 

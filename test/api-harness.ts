@@ -95,6 +95,7 @@ export async function startApiStack(
     bootId: 'boot-1',
     environment: 'test',
     rateLimit: false,
+    authFailureLimits: false,
     ...opts,
   });
   const call: ApiStack['call'] = (key, method, url, body, headers = {}) =>

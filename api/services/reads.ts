@@ -89,6 +89,12 @@ export class CachedReads {
     return { minis, vms, sandboxes };
   }
 
+  /** Every cached Mac, VM and sandbox (/health's statistics: memory, no store scan). */
+  fleet(): { minis: Mini[]; vms: VM[]; sandboxes: Sandbox[] } {
+    const i = this.#informers;
+    return { minis: i.minis.list(), vms: i.vms.list(), sandboxes: i.sandboxes.list() };
+  }
+
   /** Resolves once the cache reflects a write the API made (the object as the store returned it). */
   async synced(obj: AnyResource): Promise<void> {
     const informer = this.#informer(obj.kind);
