@@ -3,6 +3,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Store } from '../store/store.ts';
 import { adminAuth } from './admin-auth.ts';
+import { connectionAuthenticated } from './admin-listener.ts';
 import { AuthFailureLimiter, DEFAULT_AUTH_FAILURE_LIMITS, type AuthFailureLimits } from './auth-failures.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
 import { KUBE_PATH_PREFIXES, kubeApi, unauthorizedStatus } from './kube/index.ts';
@@ -45,6 +46,7 @@ export async function buildAdminApp(opts: AdminAppOptions): Promise<FastifyInsta
       store: opts.store,
       now,
       ...(failureLimits && { failures: new AuthFailureLimiter(failureLimits) }),
+      authenticated: (request) => connectionAuthenticated(request.raw.socket),
       // Kubernetes clients read a Status; the rest of sandbay's API answers `{error, message}`.
       unauthorized: (request, reply) =>
         isKubePath(request.url)

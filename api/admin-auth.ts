@@ -15,6 +15,7 @@ import {
   sha256Hex,
 } from './keys.ts';
 import type { AuthFailureLimiter } from './auth-failures.ts';
+import { adminKeyTransportAllowed, peerOf } from './admin-transport.ts';
 import { ERRORS } from './errors.ts';
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined. */
@@ -56,6 +57,8 @@ export interface AdminAuthOptions {
   now?: () => Date;
   /** Failed authentications per client address: past the limit, 429 before the key is looked at. */
   failures?: AuthFailureLimiter;
+  /** Called for each request that presented a valid admin key (the listener stops its deadline). */
+  authenticated?: (request: FastifyRequest) => void;
 }
 
 /** An onRequest hook admitting only requests carrying a valid admin key. */
@@ -72,6 +75,10 @@ export function adminAuth(opts: AdminAuthOptions): onRequestHookHandler {
         .header('retry-after', String(retryAfterS))
         .send({ error: 'too_many_auth_failures', message });
     }
+    if (!adminKeyTransportAllowed(peerOf(request.raw.socket))) {
+      const { status, message } = ERRORS.admin_tls_required;
+      return reply.code(status).send({ error: 'admin_tls_required', message });
+    }
     const token = bearerToken(request.headers.authorization);
     const key = token === undefined ? undefined : await findValidKey(opts.store, token, 'admin', now());
     if (!key) {
@@ -79,6 +86,7 @@ export function adminAuth(opts: AdminAuthOptions): onRequestHookHandler {
       if (token !== undefined) opts.failures?.fail(request.ip);
       return opts.unauthorized(request, reply);
     }
+    opts.authenticated?.(request);
   };
 }
 

@@ -35,8 +35,10 @@ export interface ServerOptions {
   /** Admin API port (0: any free port). */
   adminPort?: number;
   hostDriver: DriverKind;
-  /** Address both listeners bind; loopback unless told otherwise. */
+  /** Address the customer listener binds; loopback unless told otherwise. */
   host?: string;
+  /** Address the admin listener binds: its own, loopback unless told otherwise (not `host`). */
+  adminHost?: string;
   /** The gateway environment idempotency keys are scoped to (default `production`). */
   environment?: string;
   logger?: FastifyBaseLogger;
@@ -96,6 +98,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const dataDir = resolve(opts.dataDir);
   const logger: FastifyBaseLogger = opts.logger ?? createLogger();
   const host = opts.host ?? '127.0.0.1';
+  const adminHost = opts.adminHost ?? '127.0.0.1';
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const store = await openStore({
     store: opts.store ?? 'sqlite',
@@ -128,13 +131,17 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       : undefined;
     if (operator) closers.push(() => operator.stop());
     const adminCaFile = join(dataDir, TLS_CERT_FILE);
-    const tls = await ensureAdminTls(adminCaFile, join(dataDir, TLS_KEY_FILE), host);
+    const tls = await ensureAdminTls(adminCaFile, join(dataDir, TLS_KEY_FILE), adminHost);
     const adminApp = await buildAdminApp({
       store,
       logger: logger.child({ listener: 'admin' }),
       routes: [buildAdminRoutes({ metrics })],
     });
-    const admin = await listenHttpAndHttps(adminApp, { port: opts.adminPort ?? 8081, host, tls });
+    const admin = await listenHttpAndHttps(adminApp, {
+      port: opts.adminPort ?? 8081,
+      host: adminHost,
+      tls,
+    });
     closers.push(() => admin.close());
     const customerApp = await buildCustomerApp({
       store,

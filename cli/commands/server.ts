@@ -24,7 +24,11 @@ export default class Server extends Command {
       max: 65535,
     }),
     'host-driver': Flags.string({ description: 'how VMs are run', options: [...DRIVERS], default: 'linux' }),
-    host: Flags.string({ description: 'address both listeners bind', default: '127.0.0.1' }),
+    host: Flags.string({ description: 'address the customer listener binds', default: '127.0.0.1' }),
+    'admin-host': Flags.string({
+      description: 'address the admin listener binds (the admin key travels in clear only from loopback)',
+      default: '127.0.0.1',
+    }),
   };
 
   async run(): Promise<void> {
@@ -38,6 +42,7 @@ export default class Server extends Command {
       adminPort: flags['admin-port'],
       hostDriver: flags['host-driver'] as (typeof DRIVERS)[number],
       host: flags.host,
+      adminHost: flags['admin-host'],
     });
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       process.once('SIGINT', resolve);
