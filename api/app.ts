@@ -20,6 +20,7 @@ import { authHook } from './auth.ts';
 import { AuthFailureLimiter, DEFAULT_AUTH_FAILURE_LIMITS, type AuthFailureLimits } from './auth-failures.ts';
 import { ApiError, errorHandler, notFoundHandler } from './errors.ts';
 import { sweepExpiredRecords } from './idempotency.ts';
+import { storageGuardHook, type StorageGuardOptions } from './storage-guard.ts';
 import { ApiMetrics } from './metrics.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
 import { actRoutes } from './routes/act.ts';
@@ -66,6 +67,8 @@ export interface CustomerAppOptions {
   viewerSecret?: Buffer;
   /** Requests per key (per client IP without a key) and window; `false` turns the limit off. */
   rateLimit?: { max: number; timeWindowMs: number } | false;
+  /** Refuse snapshots, recordings and uploads while the data directory's disk is nearly full. */
+  storageGuard?: StorageGuardOptions;
   /** Failed authentications per client address and window (keys and viewer tokens); `false`: off. */
   authFailureLimits?: AuthFailureLimits | false;
   /** Largest JSON body. Default 1 MiB. */
@@ -166,6 +169,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     'onRequest',
     authHook(reads, () => clock.now(), authFailures),
   );
+  if (opts.storageGuard) app.addHook('onRequest', storageGuardHook(opts.storageGuard));
   app.addHook('onResponse', metrics.observe);
   const limit = opts.rateLimit === undefined ? DEFAULT_RATE_LIMIT : opts.rateLimit;
   if (limit) {

@@ -82,6 +82,10 @@ const API_ERRORS = {
   guest_command_failed: { status: 502, message: 'A command in the sandbox VM failed.' },
   pricing_unavailable: { status: 503, message: 'No rate is configured for this Mac model.' },
   server_shutting_down: { status: 503, message: 'The server is shutting down; retry.' },
+  insufficient_storage: {
+    status: 507,
+    message: "The service's storage is nearly full: new snapshots, recordings and uploads are refused.",
+  },
   guest_timeout: { status: 504, message: 'The sandbox VM did not answer in time.' },
   operation_timeout: { status: 504, message: 'The operation did not finish before its deadline.' },
 } as const satisfies Record<string, ErrorDefinition>;

@@ -19,6 +19,7 @@ import {
 } from '../operator/index.ts';
 import { buildAdminRoutes, buildCustomerApp } from './app.ts';
 import { ApiMetrics } from './metrics.ts';
+import { DEFAULT_MIN_FREE_BYTES } from './storage-guard.ts';
 import { loadViewerSecret } from './viewer-token.ts';
 import { frontPage } from './routes/front.ts';
 import { viewerPage } from './routes/viewer.ts';
@@ -37,6 +38,8 @@ export interface ServerOptions {
   hostDriver: DriverKind;
   /** Address the customer listener binds; loopback unless told otherwise. */
   host?: string;
+  /** New snapshots, recordings and uploads are refused while less is free in dataDir (default 1 GiB). */
+  minFreeBytes?: number;
   /** Address the admin listener binds: its own, loopback unless told otherwise (not `host`). */
   adminHost?: string;
   /** The gateway environment idempotency keys are scoped to (default `production`). */
@@ -159,6 +162,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       viewerSecret: await viewerSecretFor(dataDir),
       metrics,
       blobs: createBlobStore(blobDir(dataDir)),
+      storageGuard: { dir: dataDir, minFreeBytes: opts.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES },
       // In one process the API reads the operator's caches; `sandbay api` alone keeps its own.
       ...(operator && { informers: operator.informers }),
     });

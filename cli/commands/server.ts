@@ -29,6 +29,11 @@ export default class Server extends Command {
       description: 'address the admin listener binds (the admin key travels in clear only from loopback)',
       default: '127.0.0.1',
     }),
+    'min-free-mib': Flags.integer({
+      description: 'refuse new snapshots, recordings and uploads while less is free in the data dir',
+      default: 1024,
+      min: 0,
+    }),
   };
 
   async run(): Promise<void> {
@@ -43,6 +48,7 @@ export default class Server extends Command {
       hostDriver: flags['host-driver'] as (typeof DRIVERS)[number],
       host: flags.host,
       adminHost: flags['admin-host'],
+      minFreeBytes: flags['min-free-mib'] * 1024 * 1024,
     });
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       process.once('SIGINT', resolve);
