@@ -20,6 +20,7 @@ import { authHook } from './auth.ts';
 import { AuthFailureLimiter, DEFAULT_AUTH_FAILURE_LIMITS, type AuthFailureLimits } from './auth-failures.ts';
 import { ApiError, errorHandler, notFoundHandler } from './errors.ts';
 import { sweepExpiredRecords } from './idempotency.ts';
+import type { SnapshotQuota } from './services/quotas.ts';
 import { storageGuardHook, type StorageGuardOptions } from './storage-guard.ts';
 import { ApiMetrics } from './metrics.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
@@ -67,6 +68,8 @@ export interface CustomerAppOptions {
   viewerSecret?: Buffer;
   /** Requests per key (per client IP without a key) and window; `false` turns the limit off. */
   rateLimit?: { max: number; timeWindowMs: number } | false;
+  /** Snapshots an account may keep (count; bytes before a new capture). */
+  snapshotQuota?: SnapshotQuota;
   /** Refuse snapshots, recordings and uploads while the data directory's disk is nearly full. */
   storageGuard?: StorageGuardOptions;
   /** Failed authentications per client address and window (keys and viewer tokens); `false`: off. */
@@ -155,6 +158,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     environment: opts.environment,
     shutdown: shutdown.signal,
     ...(opts.operatorHooks && { operatorHooks: opts.operatorHooks }),
+    ...(opts.snapshotQuota && { snapshotQuota: opts.snapshotQuota }),
     ...(opts.idempotencyRecordsPerAccount !== undefined && {
       idempotencyRecordsPerAccount: opts.idempotencyRecordsPerAccount,
     }),

@@ -30,6 +30,7 @@ const API_ERRORS = {
   insufficient_credit: { status: 402, message: 'The account balance does not cover this purchase.' },
   account_key_required: { status: 403, message: 'This endpoint needs the account key.' },
   reservation_key_required: { status: 403, message: 'This endpoint needs a reservation key.' },
+  quota_exceeded: { status: 403, message: "The account's quota for this resource is used up." },
   admin_tls_required: {
     status: 403,
     message: 'The admin key is accepted over plain HTTP only from loopback: use https.',

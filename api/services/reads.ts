@@ -75,6 +75,11 @@ export class CachedReads {
     return this.#informers.sandboxes.list().filter((s) => s.metadata.namespace === namespace);
   }
 
+  /** Cached snapshots of a namespace (quota checks; may lag like any hit). */
+  snapshotsIn(namespace: string): Snapshot[] {
+    return this.#informers.snapshots.list().filter((s) => s.metadata.namespace === namespace);
+  }
+
   /** Cached Macs of these names, their VMs and the sandboxes placed on them: the scheduler's world. */
   fleetOf(names: Iterable<string>): { minis: Mini[]; vms: VM[]; sandboxes: Sandbox[] } {
     const minis: Mini[] = [];
