@@ -20,7 +20,7 @@ import { authHook } from './auth.ts';
 import { AuthFailureLimiter, DEFAULT_AUTH_FAILURE_LIMITS, type AuthFailureLimits } from './auth-failures.ts';
 import { ApiError, errorHandler, notFoundHandler } from './errors.ts';
 import { sweepExpiredRecords } from './idempotency.ts';
-import type { SnapshotQuota } from './services/quotas.ts';
+import type { RecordingQuota, SnapshotQuota } from './services/quotas.ts';
 import { storageGuardHook, type StorageGuardOptions } from './storage-guard.ts';
 import { ApiMetrics } from './metrics.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
@@ -70,6 +70,8 @@ export interface CustomerAppOptions {
   rateLimit?: { max: number; timeWindowMs: number } | false;
   /** Snapshots an account may keep (count; bytes before a new capture). */
   snapshotQuota?: SnapshotQuota;
+  /** Recordings an account's running sandboxes may hold (count; bytes before a new one). */
+  recordingQuota?: RecordingQuota;
   /** Refuse snapshots, recordings and uploads while the data directory's disk is nearly full. */
   storageGuard?: StorageGuardOptions;
   /** Failed authentications per client address and window (keys and viewer tokens); `false`: off. */
@@ -159,6 +161,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     shutdown: shutdown.signal,
     ...(opts.operatorHooks && { operatorHooks: opts.operatorHooks }),
     ...(opts.snapshotQuota && { snapshotQuota: opts.snapshotQuota }),
+    ...(opts.recordingQuota && { recordingQuota: opts.recordingQuota }),
     ...(opts.idempotencyRecordsPerAccount !== undefined && {
       idempotencyRecordsPerAccount: opts.idempotencyRecordsPerAccount,
     }),

@@ -15,7 +15,7 @@ import type { Store } from '../../store/store.ts';
 import type { ViewerTokens } from '../viewer-token.ts';
 import type { ActivityTracker } from './activity.ts';
 import type { CachedReads } from './reads.ts';
-import type { SnapshotQuota } from './quotas.ts';
+import type { RecordingQuota, SnapshotQuota } from './quotas.ts';
 
 export type Drivers = Partial<Record<DriverKind, Driver>>;
 
@@ -47,6 +47,8 @@ export interface ApiContext {
   idempotencyRecordsPerAccount?: number;
   /** Snapshots an account may keep (count, and bytes before a new capture). Default: see quotas.ts. */
   snapshotQuota?: SnapshotQuota;
+  /** Recordings an account's running sandboxes may hold (count; bytes before a new one). */
+  recordingQuota?: RecordingQuota;
 }
 
 /** The Fastify instance routes are declared on: schemas typed by the TypeBox type provider. */
