@@ -20,6 +20,8 @@ export interface AdminAppOptions {
   now?: () => Date;
   /** Failed authentications per client address and window; `false`: off. */
   authFailureLimits?: AuthFailureLimits | false;
+  /** The Kubernetes API's audit log file (one JSON line per resource request). */
+  auditLog?: string;
 }
 
 function isKubePath(url: string): boolean {
@@ -54,7 +56,7 @@ export async function buildAdminApp(opts: AdminAppOptions): Promise<FastifyInsta
           : reply.code(401).send({ error: 'unauthorized', message: 'invalid, revoked or expired key' }),
     }),
   );
-  await app.register(kubeApi, { store: opts.store, now });
+  await app.register(kubeApi, { store: opts.store, now, ...(opts.auditLog && { auditLog: opts.auditLog }) });
   for (const routes of opts.routes ?? []) await app.register(routes, { store: opts.store });
   app.setNotFoundHandler((request, reply) =>
     isKubePath(request.url)

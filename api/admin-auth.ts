@@ -61,6 +61,13 @@ export interface AdminAuthOptions {
   authenticated?: (request: FastifyRequest) => void;
 }
 
+const authenticatedKeys = new WeakMap<object, string>();
+
+/** The name of the admin key a request was admitted with (audit logs name the caller by it). */
+export function adminKeyOf(request: object): string | undefined {
+  return authenticatedKeys.get(request);
+}
+
 /** An onRequest hook admitting only requests carrying a valid admin key. */
 export function adminAuth(opts: AdminAuthOptions): onRequestHookHandler {
   const publicPaths = new Set(opts.publicPaths ?? []);
@@ -86,6 +93,7 @@ export function adminAuth(opts: AdminAuthOptions): onRequestHookHandler {
       if (token !== undefined) opts.failures?.fail(request.ip);
       return opts.unauthorized(request, reply);
     }
+    authenticatedKeys.set(request, key.metadata.name);
     opts.authenticated?.(request);
   };
 }

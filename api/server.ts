@@ -51,6 +51,8 @@ export interface ServerOptions {
   store?: StoreChoice;
   kubeconfig?: string;
   context?: string;
+  /** The admin listener's Kubernetes API audit log (a file; one JSON line per resource request). */
+  auditLog?: string;
 }
 
 /** Which reconciler a resource the API wrote concerns. */
@@ -139,6 +141,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       store,
       logger: logger.child({ listener: 'admin' }),
       routes: [buildAdminRoutes({ metrics })],
+      ...(opts.auditLog !== undefined && { auditLog: opts.auditLog }),
     });
     const admin = await listenHttpAndHttps(adminApp, {
       port: opts.adminPort ?? 8081,

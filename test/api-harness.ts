@@ -96,6 +96,8 @@ export async function startApiStack(
     environment: 'test',
     rateLimit: false,
     authFailureLimits: false,
+    // As `sandbay server` runs: the API reads the operator's caches.
+    informers: f.op.informers,
     ...opts,
   });
   const call: ApiStack['call'] = (key, method, url, body, headers = {}) =>

@@ -15,7 +15,9 @@ import { API_VERSION, type Lease, type Mini, type Sandbox, type VM } from '../cr
 import { loadKubeConfig } from '../store/kube/config.ts';
 import { connectKubeStore, type KubeStore } from '../store/kube/kube-store.ts';
 import { REPLICA_LEASE } from './support/operator-replica.ts';
-import { seedAccount } from './support/accounts.ts';
+import { seedAccount, seedKey } from './support/accounts.ts';
+import { apiKeyName, sha256Hex } from '../api/keys.ts';
+import { checkRbac } from './support/rbac.ts';
 import { waitFor } from './support/wait.ts';
 
 const ROOT = path.join(import.meta.dirname, '..');
@@ -34,6 +36,8 @@ interface Proc {
 const procs: Proc[] = [];
 let dir: string;
 let store: KubeStore;
+/** Admin key name → which process calls with it. */
+const callers = new Map<string, 'api' | 'operator'>();
 
 function start(args: string[], env: NodeJS.ProcessEnv = {}): Proc {
   const child = spawn(NODE, args, {
@@ -94,6 +98,8 @@ const storeServerArgs = () => [
   String(storePort),
   '--host-driver',
   'sim',
+  '--audit-log',
+  path.join(dir, 'audit.log'),
 ];
 
 beforeAll(async () => {
@@ -122,6 +128,16 @@ beforeAll(async () => {
     ].join('\n'),
   );
   store = await connectKubeStore(loadKubeConfig({ kubeconfig }));
+  // The API and operator processes call with keys of their own, so that the audit log tells their
+  // calls apart (and from this test's).
+  for (const component of ['api', 'operator'] as const) {
+    const own = await seedKey(store, { kind: 'admin' });
+    callers.set(apiKeyName(sha256Hex(own)), component);
+    await writeFile(
+      path.join(dir, `kubeconfig-${component}`),
+      (await readFile(kubeconfig, 'utf8')).replace(token, own),
+    );
+  }
 }, 120_000);
 
 afterAll(async () => {
@@ -137,7 +153,6 @@ describe('kubernetes mode: 2 API and 2 operator processes on one store', () => {
     'survives the leader being SIGKILLed in a create storm, and the store server restarting',
     { timeout: 300_000 },
     async () => {
-      const kubeconfig = path.join(dir, 'kubeconfig');
       for (let i = 1; i <= MINIS; i++) {
         await store.create<Mini>({
           apiVersion: API_VERSION,
@@ -150,7 +165,7 @@ describe('kubernetes mode: 2 API and 2 operator processes on one store', () => {
       const journal = path.join(dir, 'sim-state.json');
       const operators = ['op-1', 'op-2'].map((id) => ({
         id,
-        proc: start([REPLICA, kubeconfig, path.join(dir, id), id, journal]),
+        proc: start([REPLICA, path.join(dir, 'kubeconfig-operator'), path.join(dir, id), id, journal]),
       }));
       const viewerSecret = Buffer.alloc(32, 7).toString('base64');
       const apis = await Promise.all(
@@ -162,7 +177,7 @@ describe('kubernetes mode: 2 API and 2 operator processes on one store', () => {
               '--store',
               'kube',
               '--kubeconfig',
-              kubeconfig,
+              path.join(dir, 'kubeconfig-api'),
               '--data-dir',
               path.join(dir, id),
               '--port',
@@ -284,6 +299,18 @@ describe('kubernetes mode: 2 API and 2 operator processes on one store', () => {
         expect(res.status, JSON.stringify(res.body)).toBe(201);
       }
       expect(operators.find((o) => o.id === follower.id)!.proc.child.exitCode).toBeNull();
+
+      // deploy/'s RBAC allows every call each process made (and the audit names none it forbids).
+      const audit = (await readFile(path.join(dir, 'audit.log'), 'utf8')).trim().split('\n');
+      const report = checkRbac(
+        audit.map((l) => JSON.parse(l) as never),
+        callers,
+      );
+      expect(
+        report.denied,
+        `calls deploy/rbac.yaml does not allow (all calls: ${report.calls.join('; ')})`,
+      ).toEqual([]);
+      expect(report.unused, 'RBAC rules no call used').toEqual(report.allowedUnused);
     },
   );
 });

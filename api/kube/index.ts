@@ -3,6 +3,7 @@
 // that kubectl and @kubernetes/client-node can work against a single-node sandbay.
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Store } from '../../store/store.ts';
+import { auditLog } from './audit.ts';
 import { bodyParsers } from './body.ts';
 import { discoveryRoutes } from './discovery.ts';
 import { openApiRoutes } from './openapi.ts';
@@ -14,6 +15,8 @@ export interface KubeApiOptions {
   store: Store;
   /** The clock Table ages are computed with. */
   now?: () => Date;
+  /** Appends an audit line per resource request to this file (see audit.ts). */
+  auditLog?: string;
 }
 
 /** Paths this plugin answers; the host app answers unknown paths under them with a 404 Status. */
@@ -21,6 +24,7 @@ export const KUBE_PATH_PREFIXES = ['/api', '/apis', '/version', '/openapi'];
 
 export async function kubeApi(app: FastifyInstance, opts: KubeApiOptions): Promise<void> {
   const watches: WatchRegistry = new Set();
+  if (opts.auditLog) auditLog(app, opts.auditLog);
   bodyParsers(app);
   discoveryRoutes(app);
   openApiRoutes(app);

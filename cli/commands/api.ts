@@ -32,6 +32,9 @@ export default class Api extends Command {
       options: [...DRIVERS],
       default: 'linux',
     }),
+    'audit-log': Flags.string({
+      description: 'append an audit line per Kubernetes API request to this file',
+    }),
     host: Flags.string({ description: 'address the customer listener binds', default: '127.0.0.1' }),
     'admin-host': Flags.string({
       description: 'address the admin listener binds (the admin key travels in clear only from loopback)',
@@ -57,6 +60,7 @@ export default class Api extends Command {
       host: flags.host,
       adminHost: flags['admin-host'],
       minFreeBytes: flags['min-free-mib'] * 1024 * 1024,
+      ...(flags['audit-log'] !== undefined && { auditLog: flags['audit-log'] }),
     });
     const signal = await untilSignalled();
     await server.close();

@@ -33,10 +33,11 @@ async function call(client: McpClient, name: string, args: Record<string, unknow
   return { result, value: value as never };
 }
 
-function startHttp(): Promise<{ child: ChildProcess; url: string }> {
+/** `sandbay mcp --http`, with `envKey` as its own key (none: each request must bring one). */
+function startHttp(envKey = ''): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [BIN, 'mcp', '--http', '--port', '0', '--url', live.url], {
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, SANDBAY_API_KEY: '' },
+    env: { ...process.env, SANDBAY_API_KEY: envKey },
   });
   return new Promise((resolve, reject) => {
     let err = '';
@@ -248,6 +249,21 @@ describe('over stdio', () => {
         ]);
       } finally {
         await stranger.close();
+      }
+    });
+
+    it('acts with its own key from the environment when a request brings none', async () => {
+      const own = await startHttp(live.accountKey);
+      const client = new McpClient({ name: 'test-http-env', version: '1' });
+      try {
+        await client.connect(new StreamableHTTPClientTransport(new URL(own.url)));
+        const list = (await call(client, 'list_sandboxes')).value as { sandbox_id: string }[];
+        expect(list.map((s) => s.sandbox_id)).toEqual([id]);
+      } finally {
+        await client.close();
+        const exited = new Promise((resolve) => own.child.once('exit', resolve));
+        own.child.kill('SIGTERM');
+        await exited;
       }
     });
 

@@ -2,9 +2,12 @@
 // being the jump host (ssh2 forwardOut on the Mac's pooled connection: guest addresses are private
 // to the Mac); one pooled guest connection per VM, the guest's host key pinned on first use.
 //
-// Not yet built (each fails with a DriverError saying so): screen and input over RFB through the
-// tunnelled VNC, the window tree (osascript), recordings, and the API's VNC/SSH WebSockets (they
-// connect to Guest.vnc()/ssh() endpoints directly, which a tart VM does not have).
+// Screen and input: one persistent RFB session per VM to Tart's VNC server, tunnelled through the
+// Mac (screen-input.ts).
+//
+// Not yet built (each fails with a DriverError saying so): the window tree (osascript), recordings,
+// and the API's VNC/SSH WebSockets (they connect to Guest.vnc()/ssh() endpoints directly, which a
+// tart VM does not have: they need a stream-returning Guest method).
 import type { Readable } from 'node:stream';
 import {
   DriverError,
@@ -24,6 +27,7 @@ import { runCommand } from '../linux/ssh-client-exec.ts';
 import { SshClient } from '../linux/ssh-client.ts';
 import { pinnedInMemory } from './known-hosts.ts';
 import type { Mac } from './mac.ts';
+import { ScreenInput } from './screen-input.ts';
 
 export interface RunningVm {
   name: string;
@@ -39,6 +43,7 @@ export class TartGuest implements Guest {
   readonly #ssh: SshClient;
   #files: Promise<VmFiles> | undefined;
   #lastActivity: Date | undefined;
+  readonly #screen: ScreenInput;
 
   constructor(mac: Mac, vm: RunningVm, credentials: () => { username: string; privateKey: string }) {
     this.vm = vm;
@@ -50,6 +55,10 @@ export class TartGuest implements Guest {
       hostKey: '',
       verifyHostKey: verify,
       sock: () => mac.forward(vm.ip, 22),
+    }));
+    this.#screen = new ScreenInput(async () => ({
+      stream: await mac.forward(vm.vnc.host, vm.vnc.port),
+      password: vm.vnc.password,
     }));
   }
 
@@ -126,37 +135,47 @@ export class TartGuest implements Guest {
 
   close(): void {
     this.#ssh.close();
+    this.#screen.close();
+  }
+
+  click(x: number, y: number, opts: { button?: MouseButton; double?: boolean } = {}): Promise<void> {
+    this.#touch();
+    return this.#screen.click(x, y, opts.button, opts.double);
+  }
+  move(x: number, y: number): Promise<void> {
+    this.#touch();
+    return this.#screen.move(x, y);
+  }
+  drag(from: { x: number; y: number }, to: { x: number; y: number }, button?: MouseButton): Promise<void> {
+    this.#touch();
+    return this.#screen.drag(from, to, button);
+  }
+  scroll(x: number, y: number, direction: ScrollDirection, amount: number): Promise<void> {
+    this.#touch();
+    return this.#screen.scroll(x, y, direction, amount);
+  }
+  async position(): Promise<{ x: number; y: number }> {
+    return this.#screen.position();
+  }
+  type(text: string, delayMs?: number): Promise<void> {
+    this.#touch();
+    return this.#screen.type(text, delayMs);
+  }
+  press(key: string, modifiers?: string[]): Promise<void> {
+    this.#touch();
+    return this.#screen.press(key, modifiers);
+  }
+  hotkey(keys: string): Promise<void> {
+    this.#touch();
+    return this.#screen.hotkey(keys);
+  }
+  /** `showCursor` draws nothing: the RFB framebuffer has no pointer in it (docs/mac.md). */
+  screenshot(opts?: ScreenshotOptions): Promise<Buffer> {
+    return this.#screen.screenshot(opts);
   }
 
   // ---- not yet built: see the header ----
 
-  click(_x: number, _y: number, _opts?: { button?: MouseButton; double?: boolean }): Promise<void> {
-    return notYet('click');
-  }
-  move(_x: number, _y: number): Promise<void> {
-    return notYet('move');
-  }
-  drag(_from: { x: number; y: number }, _to: { x: number; y: number }, _button?: MouseButton): Promise<void> {
-    return notYet('drag');
-  }
-  scroll(_x: number, _y: number, _direction: ScrollDirection, _amount: number): Promise<void> {
-    return notYet('scroll');
-  }
-  position(): Promise<{ x: number; y: number }> {
-    return notYet('position');
-  }
-  type(_text: string, _delayMs?: number): Promise<void> {
-    return notYet('type');
-  }
-  press(_key: string, _modifiers?: string[]): Promise<void> {
-    return notYet('press');
-  }
-  hotkey(_keys: string): Promise<void> {
-    return notYet('hotkey');
-  }
-  screenshot(_opts?: ScreenshotOptions): Promise<Buffer> {
-    return notYet('screenshot');
-  }
   windows(): Promise<WindowNode[]> {
     return notYet('windows');
   }

@@ -75,12 +75,10 @@ export class Transport {
     const timeoutMs = o.timeoutMs ?? this.#o.timeoutMs;
     for (let attempt = 0; ; attempt++) {
       const last = !retryable || attempt >= this.#o.maxRetries;
-      const init: RequestInit & { duplex?: 'half' } = {
-        method,
-        headers,
-        body,
-        signal: AbortSignal.timeout(timeoutMs),
-      };
+      // The timeout runs until the answer's headers: a long download streams past it.
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(new DOMException('timeout', 'TimeoutError')), timeoutMs);
+      const init: RequestInit & { duplex?: 'half' } = { method, headers, body, signal: abort.signal };
       if (streamed) init.duplex = 'half'; // Node's fetch needs it for a stream body.
       let res: Response;
       try {
@@ -91,6 +89,8 @@ export class Transport {
         if (last) throw new SandbayConnectionError(`${method} ${path}: ${messageOf(err)}`, { cause: err });
         await backoff(attempt);
         continue;
+      } finally {
+        clearTimeout(timer);
       }
       if (res.ok) return res;
       const replayed = res.headers.get('idempotent-replayed') === 'true';

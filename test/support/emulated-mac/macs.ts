@@ -219,22 +219,27 @@ async function startMacSshd(mac: EmulatedMac, l: MacLink, publicKey: string): Pr
 export function listMacs(root: string): EmulatedMac[] {
   const dir = join(root, 'macs');
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).map((netns) => {
-    const facts = JSON.parse(readFileSync(join(dir, netns, 'mac.json'), 'utf8')) as {
-      link: number;
-      model: MacModel;
-    };
-    const l = macLink(facts.link);
-    return {
-      name: `emulated-${l.link}`,
-      address: l.macIp,
-      model: facts.model,
-      link: l.link,
-      netns,
-      dir: join(dir, netns),
-      tartHome: join(dir, netns, 'home', '.tart'),
-    };
-  });
+  // The link number comes from the dir's name, so that a Mac whose files were half removed is still found.
+  return readdirSync(dir)
+    .filter((netns) => /^sbmac\d+$/.test(netns))
+    .map((netns) => {
+      let model: MacModel = 'm4';
+      try {
+        model = (JSON.parse(readFileSync(join(dir, netns, 'mac.json'), 'utf8')) as { model: MacModel }).model;
+      } catch {
+        // half removed: the model does not matter for `down`
+      }
+      const l = macLink(Number(netns.slice('sbmac'.length)));
+      return {
+        name: `emulated-${l.link}`,
+        address: l.macIp,
+        model,
+        link: l.link,
+        netns,
+        dir: join(dir, netns),
+        tartHome: join(dir, netns, 'home', '.tart'),
+      };
+    });
 }
 
 /** Stops the Mac's sshd and every process in its namespaces, removes its network and its files. */

@@ -20,7 +20,7 @@ import {
 import { greets, waitReady } from '../../../hosts/linux/probe.ts';
 import { ProcessTracker, run, type TrackedProcess } from '../../../hosts/linux/runner.ts';
 import { sshdConfig } from '../../../hosts/linux/sshd.ts';
-import { ensureVmUser } from '../../../hosts/linux/vm-user.ts';
+import { ensureVmUser, killUserProcesses } from '../../../hosts/linux/vm-user.ts';
 import { createVmNetwork, deleteVmNetwork } from './network.ts';
 import {
   emulationDir,
@@ -65,11 +65,14 @@ export async function runVm(args: string[]): Promise<number> {
   const logs = join(emu, 'logs');
   const runtimeDir = `/run/sandbay-emulated-macs/rt/${mac.netns}-vm${slot}`;
   let vmNetns: string | undefined;
+  let slotUid: number | undefined;
   let stopping = false;
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
     await tracker.killAll();
+    // What the session started on its own (the accessibility bus, apps) has no parent-death signal.
+    if (slotUid !== undefined) await killUserProcesses(slotUid);
     if (vmNetns) await deleteVmNetwork(vmNetns);
     rmSync(runtimeDir, { recursive: true, force: true });
     rmSync(join(emu, 'run.json'), { force: true });
@@ -84,7 +87,13 @@ export async function runVm(args: string[]): Promise<number> {
     mkdirSync(runtimeDir, { mode: 0o700 });
     // The guest user is `admin` inside the VM (sshd's view); on this machine a user per Mac slot,
     // so the desktop's processes have a passwd entry (dbus insists) and VMs cannot touch each other.
-    const { uid, gid } = await ensureVmUser(`sbemac${mac.link}s${slot}`, home);
+    // Its passwd home is fixed (usermod refuses while a process of the user lives); sshd's view of
+    // `admin` and the desktop's HOME are this VM's home.
+    const { uid, gid } = await ensureVmUser(
+      `sbemac${mac.link}s${slot}`,
+      `/run/sandbay-emulated-macs/rt/${mac.netns}-vm${slot}`,
+    );
+    slotUid = uid;
     chownSync(runtimeDir, uid, gid);
     await run('chown', ['-R', `${uid}:${gid}`, home]);
     await run('chmod', ['700', home]);

@@ -1,0 +1,124 @@
+// The tart driver's guest on an emulated Mac (a network namespace with a real sshd and Tart's CLI
+// contract; its VM a real desktop): each operation through the driver next to the naive way, in the
+// same run on the same VM. exec: the pooled guest connection jumped through the Mac's pooled
+// connection vs a fresh `ssh -J` per call. Screenshot 1280×800: the persistent RFB session vs a new
+// tunnelled VNC connection per screenshot. Click and key: RFB events on the persistent session.
+//
+//   node bench/tart.ts [--quick]      (as root: it creates the emulated Mac, and removes it)
+//
+// Prints a markdown table: median and p99 in ms, and the ratio naive median / driver median.
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
+import { downAll, upMacs } from '../test/support/emulated-mac/macs.ts';
+import { writeCredentials } from '../hosts/tart/credentials.ts';
+import { createTartDriver } from '../hosts/tart/index.ts';
+import type { TartGuest } from '../hosts/tart/guest.ts';
+import { Mac } from '../hosts/tart/mac.ts';
+import { RfbClient } from '../hosts/tart/rfb-client.ts';
+
+const run = promisify(execFile);
+const QUICK = process.argv.includes('--quick');
+const N = (full: number): number => (QUICK ? Math.max(3, Math.round(full / 10)) : full);
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+async function measure(n: number, op: () => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < Math.min(3, n); i++) await op(); // warm-up: connections, sessions
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const start = performance.now();
+    await op();
+    ms.push(performance.now() - start);
+  }
+  return ms;
+}
+
+const root = mkdtempSync(join(tmpdir(), 'sandbay-bench-tart-'));
+chmodSync(root, 0o755);
+const rows: string[] = [];
+try {
+  const fleet = await upMacs(join(root, 'macs'), 1);
+  const em = fleet.macs[0]!;
+  const data = join(root, 'data');
+  writeCredentials(data, 'bench', { username: 'root', privateKey: fleet.privateKey });
+  const keyFile = join(root, 'key');
+  writeFileSync(keyFile, fleet.privateKey, { mode: 0o600 });
+  const driver = createTartDriver({ dataDir: data });
+  const ref = { name: 'bench', address: em.address, model: 'm4' as const, credentialsRef: 'bench' };
+  const host = driver.host(ref);
+  await host.createVm({ name: 'vm', image: 'base-macos-26', cpu: 2, memoryGiB: 4 });
+  const vm = await host.startVm('vm');
+  const guest = host.guest('vm') as TartGuest;
+  await guest.exec(
+    'xsetroot -solid "#336699"; (xterm -geometry 120x40+10+10 -e "ls -lR /usr/share/doc | head -2000; sleep 1000" >/dev/null 2>&1 &)',
+  );
+
+  const ssh = [
+    '-o',
+    'StrictHostKeyChecking=no',
+    '-o',
+    'UserKnownHostsFile=/dev/null',
+    '-o',
+    'LogLevel=ERROR',
+    '-i',
+    keyFile,
+  ];
+  const mac = new Mac(ref, () => ({ username: 'root', privateKey: fleet.privateKey }), join(root, 'kh'));
+  const add = (op: string, driverMs: number[], naiveMs?: number[]) => {
+    const d50 = percentile(driverMs, 50);
+    const n50 = naiveMs ? percentile(naiveMs, 50) : undefined;
+    rows.push(
+      `| ${op} | ${d50.toFixed(1)} | ${percentile(driverMs, 99).toFixed(1)} | ${n50 === undefined ? '–' : n50.toFixed(1)} | ${n50 === undefined ? '–' : `${(n50 / d50).toFixed(1)}×`} |`,
+    );
+  };
+  add(
+    'exec `echo hi` (driver: pooled, jump via the Mac; naive: fresh `ssh -J`)',
+    await measure(N(200), () => guest.exec('echo hi')),
+    await measure(N(20), () =>
+      run('ssh', [
+        ...ssh,
+        '-o',
+        `ProxyCommand=ssh ${ssh.join(' ')} -W %h:%p root@${em.address}`,
+        `admin@${vm.ip}`,
+        'echo hi',
+      ]),
+    ),
+  );
+  add(
+    'screenshot 1280×800 PNG (driver: persistent RFB; naive: new tunnelled VNC per shot)',
+    await measure(N(100), () => guest.screenshot()),
+    await measure(N(20), async () => {
+      const c = await RfbClient.connect(
+        await mac.forward(guest.vm.vnc.host, guest.vm.vnc.port),
+        guest.vm.vnc.password,
+      );
+      const f = await c.capture();
+      c.close();
+      await sharp(f.data, { raw: { width: f.width, height: f.height, channels: 4 } })
+        .removeAlpha()
+        .png({ compressionLevel: 1, adaptiveFiltering: false })
+        .toBuffer();
+    }),
+  );
+  add(
+    'screenshot 1280×800 JPEG q80 (persistent RFB)',
+    await measure(N(100), () => guest.screenshot({ format: 'jpeg' })),
+  );
+  add('click (RFB pointer events)', await measure(N(200), () => guest.click(400, 300)));
+  add('key (RFB key events)', await measure(N(200), () => guest.press('shift')));
+  mac.close();
+  await driver.close();
+} finally {
+  await downAll(join(root, 'macs'));
+  rmSync(root, { recursive: true, force: true });
+}
+console.log('| operation | driver p50 ms | driver p99 ms | naive p50 ms | naive / driver |');
+console.log('|---|---|---|---|---|');
+for (const r of rows) console.log(r);

@@ -1,0 +1,167 @@
+// A persistent RFB (VNC) client session on a stream: Tart's VNC server, reached through the Mac's SSH
+// connection. It keeps the framebuffer in memory, decoded in-process: Raw encoding only (every RFB
+// server has it; Tart's server's other encodings are undocumented, see docs/mac.md), pixels as
+// 32-bit R,G,B,X so that sharp takes them as they are. Pointer and key events are RFB messages 5 and 4.
+import type { Duplex } from 'node:stream';
+import { ByteReader } from '../../api/ws/byte-reader.ts';
+import { authenticateToServer } from '../../api/ws/rfb.ts';
+import { DriverError } from '../driver.ts';
+
+const ENCODING_RAW = 0;
+const ENCODING_DESKTOP_SIZE = -223;
+
+export class RfbClient {
+  width = 0;
+  height = 0;
+  /** R,G,B,X per pixel, row-major. */
+  #fb = Buffer.alloc(0);
+  readonly #stream: Duplex;
+  readonly #reader = new ByteReader();
+  /** Updates asked for and received: a capture waits until the update it asked for has arrived. */
+  #requested = 0;
+  #received = 0;
+  #waiters: { seq: number; resolve: () => void; reject: (e: Error) => void }[] = [];
+  #error: Error | undefined;
+
+  private constructor(stream: Duplex) {
+    this.#stream = stream;
+    stream.on('data', (b: Buffer) => this.#reader.push(b));
+    const end = (e?: Error) => this.#fail(e ?? new DriverError('unreachable', 'the VNC connection closed'));
+    stream.on('error', end);
+    stream.on('close', () => end());
+  }
+
+  static async connect(stream: Duplex, password: string): Promise<RfbClient> {
+    const c = new RfbClient(stream);
+    try {
+      await authenticateToServer(c.#reader, (b) => stream.write(b), password);
+      stream.write(Buffer.from([1])); // ClientInit: shared, other viewers stay connected
+      const init = await c.#reader.read(24);
+      c.#resize(init.readUInt16BE(0), init.readUInt16BE(2));
+      await c.#reader.read(init.readUInt32BE(20)); // desktop name
+      const fmt = Buffer.alloc(20);
+      fmt[0] = 0; // SetPixelFormat
+      fmt.set([32, 24, 0, 1], 4); // bpp, depth, little-endian, true colour
+      fmt.writeUInt16BE(255, 8);
+      fmt.writeUInt16BE(255, 10);
+      fmt.writeUInt16BE(255, 12);
+      fmt.set([0, 8, 16], 14); // shifts: red, green, blue → bytes R,G,B,X in memory
+      const enc = Buffer.alloc(12);
+      enc[0] = 2; // SetEncodings
+      enc.writeUInt16BE(2, 2);
+      enc.writeInt32BE(ENCODING_RAW, 4);
+      enc.writeInt32BE(ENCODING_DESKTOP_SIZE, 8);
+      stream.write(Buffer.concat([fmt, enc]));
+    } catch (e) {
+      stream.destroy();
+      throw new DriverError('unreachable', `VNC login failed: ${(e as Error).message}`);
+    }
+    void c.#loop();
+    return c;
+  }
+
+  get alive(): boolean {
+    return this.#error === undefined;
+  }
+
+  /** The whole screen as it is after a full update asked for now: R,G,B,X bytes. */
+  async capture(): Promise<{ data: Buffer; width: number; height: number }> {
+    if (this.#error) throw this.#error;
+    const seq = ++this.#requested;
+    const req = Buffer.alloc(10);
+    req[0] = 3; // FramebufferUpdateRequest, not incremental
+    req.writeUInt16BE(this.width, 6);
+    req.writeUInt16BE(this.height, 8);
+    this.#stream.write(req);
+    await new Promise<void>((resolve, reject) => this.#waiters.push({ seq, resolve, reject }));
+    return { data: Buffer.from(this.#fb), width: this.width, height: this.height };
+  }
+
+  pointer(x: number, y: number, buttons: number): void {
+    const m = Buffer.alloc(6);
+    m[0] = 5;
+    m[1] = buttons;
+    m.writeUInt16BE(x, 2);
+    m.writeUInt16BE(y, 4);
+    this.#write(m);
+  }
+
+  key(keysym: number, down: boolean): void {
+    const m = Buffer.alloc(8);
+    m[0] = 4;
+    m[1] = down ? 1 : 0;
+    m.writeUInt32BE(keysym >>> 0, 4);
+    this.#write(m);
+  }
+
+  close(): void {
+    this.#stream.destroy();
+  }
+
+  #write(b: Buffer): void {
+    if (this.#error) throw this.#error;
+    this.#stream.write(b);
+  }
+
+  #resize(width: number, height: number): void {
+    this.width = width;
+    this.height = height;
+    this.#fb = Buffer.alloc(width * height * 4);
+  }
+
+  async #loop(): Promise<void> {
+    try {
+      for (;;) {
+        const type = await this.#reader.readU8();
+        if (type === 0) await this.#update();
+        else if (type === 1) {
+          const h = await this.#reader.read(5);
+          await this.#reader.skip(h.readUInt16BE(3) * 6);
+        } else if (type === 2)
+          continue; // bell
+        else if (type === 3) {
+          const h = await this.#reader.read(7);
+          await this.#reader.skip(h.readUInt32BE(3));
+        } else throw new DriverError('command_failed', `VNC server sent an unknown message type ${type}`);
+      }
+    } catch (e) {
+      this.#fail(e as Error);
+    }
+  }
+
+  async #update(): Promise<void> {
+    const h = await this.#reader.read(3);
+    const rects = h.readUInt16BE(1);
+    for (let i = 0; i < rects; i++) {
+      const r = await this.#reader.read(12);
+      const [x, y, w, hgt] = [r.readUInt16BE(0), r.readUInt16BE(2), r.readUInt16BE(4), r.readUInt16BE(6)];
+      const encoding = r.readInt32BE(8);
+      if (encoding === ENCODING_DESKTOP_SIZE) {
+        this.#resize(w, hgt);
+      } else if (encoding === ENCODING_RAW) {
+        const pixels = await this.#reader.read(w * hgt * 4);
+        for (let row = 0; row < hgt; row++) {
+          pixels.copy(this.#fb, ((y + row) * this.width + x) * 4, row * w * 4, (row + 1) * w * 4);
+        }
+      } else {
+        throw new DriverError(
+          'command_failed',
+          `VNC server used encoding ${encoding}, which was not offered`,
+        );
+      }
+    }
+    this.#received++;
+    const done = this.#waiters.filter((w) => w.seq <= this.#received);
+    this.#waiters = this.#waiters.filter((w) => w.seq > this.#received);
+    for (const w of done) w.resolve();
+  }
+
+  #fail(e: Error): void {
+    if (this.#error) return;
+    this.#error = e instanceof DriverError ? e : new DriverError('unreachable', `VNC session: ${e.message}`);
+    this.#reader.fail(this.#error);
+    for (const w of this.#waiters) w.reject(this.#error);
+    this.#waiters = [];
+    this.#stream.destroy();
+  }
+}

@@ -1,0 +1,148 @@
+// Screen and input of a tart VM over one persistent RFB session to Tart's VNC server (tunnelled
+// through the Mac's SSH connection): no permission is needed inside the guest and it works at the
+// login window. Screenshots are encoded with sharp as the linux driver's are; pointer buttons and
+// wheel steps are RFB button-mask bits; keys are X keysyms (`cmd` is sent as the keysym the shared
+// keymap gives it, Super_L; which keysym macOS's server maps to Command is verified only on a Mac).
+import sharp from 'sharp';
+import type { Duplex } from 'node:stream';
+import { DriverError, type MouseButton, type ScreenshotOptions, type ScrollDirection } from '../driver.ts';
+import { checkPoint, checkScrollAmount, checkTypeDelay } from '../input-checks.ts';
+import { chordFor, keysymsForText, parseHotkey, type Chord } from '../linux/keys.ts';
+import { checkScreenshotOptions } from '../screenshot-options.ts';
+import { RfbClient } from './rfb-client.ts';
+
+const BUTTON: Record<MouseButton, number> = { left: 1, middle: 2, right: 4 };
+const WHEEL: Record<ScrollDirection, number> = { up: 8, down: 16, left: 32, right: 64 };
+const DEFAULT_JPEG_QUALITY = 80;
+
+export class ScreenInput {
+  readonly #open: () => Promise<{ stream: Duplex; password: string }>;
+  #session: Promise<RfbClient> | undefined;
+  #pos = { x: 0, y: 0 };
+
+  constructor(open: () => Promise<{ stream: Duplex; password: string }>) {
+    this.#open = open;
+  }
+
+  /** The session, re-opened if the last one died (the Mac's connection dropped, the VM rebooted). */
+  async #rfb(): Promise<RfbClient> {
+    const current = await this.#session?.catch(() => undefined);
+    if (current?.alive) return current;
+    this.#session = this.#open().then(({ stream, password }) => RfbClient.connect(stream, password));
+    return this.#session;
+  }
+
+  async size(): Promise<{ width: number; height: number }> {
+    const c = await this.#rfb();
+    return { width: c.width, height: c.height };
+  }
+
+  async screenshot(opts: ScreenshotOptions = {}): Promise<Buffer> {
+    const c = await this.#rfb();
+    checkScreenshotOptions(opts, c);
+    const frame = await c.capture();
+    let image = sharp(frame.data, { raw: { width: frame.width, height: frame.height, channels: 4 } });
+    const r = opts.region;
+    if (r) image = image.extract({ left: r.x, top: r.y, width: r.width, height: r.height });
+    // The pixels' fourth byte is padding: a PNG without alpha, as the other drivers make.
+    image = sharp(await image.removeAlpha().raw().toBuffer(), {
+      raw: { width: r?.width ?? frame.width, height: r?.height ?? frame.height, channels: 3 },
+    });
+    const scale = opts.scale ?? 1;
+    if (scale < 1) {
+      const [w, h] = [r?.width ?? frame.width, r?.height ?? frame.height];
+      image = image.resize(Math.max(1, Math.round(w * scale)), Math.max(1, Math.round(h * scale)), {
+        fit: 'fill',
+      });
+    }
+    if (opts.format === 'jpeg') {
+      return image.jpeg({ quality: opts.quality ?? DEFAULT_JPEG_QUALITY, optimizeCoding: false }).toBuffer();
+    }
+    return image.png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer();
+  }
+
+  async move(x: number, y: number): Promise<void> {
+    const c = await this.#rfb();
+    checkPoint(x, y, c);
+    this.#pos = { x, y };
+    c.pointer(x, y, 0);
+  }
+
+  async click(x: number, y: number, button: MouseButton = 'left', double = false): Promise<void> {
+    const mask = BUTTON[button];
+    if (mask === undefined) throw new DriverError('invalid_argument', `unknown button ${String(button)}`);
+    await this.move(x, y);
+    const c = await this.#rfb();
+    for (let i = 0; i < (double ? 2 : 1); i++) {
+      c.pointer(x, y, mask);
+      c.pointer(x, y, 0);
+    }
+  }
+
+  async drag(
+    from: { x: number; y: number },
+    to: { x: number; y: number },
+    button: MouseButton = 'left',
+  ): Promise<void> {
+    const mask = BUTTON[button];
+    if (mask === undefined) throw new DriverError('invalid_argument', `unknown button ${String(button)}`);
+    const c = await this.#rfb();
+    checkPoint(to.x, to.y, c);
+    await this.move(from.x, from.y);
+    c.pointer(from.x, from.y, mask);
+    c.pointer(to.x, to.y, mask);
+    c.pointer(to.x, to.y, 0);
+    this.#pos = { ...to };
+  }
+
+  async scroll(x: number, y: number, direction: ScrollDirection, amount: number): Promise<void> {
+    checkScrollAmount(amount);
+    const bit = WHEEL[direction];
+    if (bit === undefined)
+      throw new DriverError('invalid_argument', `unknown direction ${String(direction)}`);
+    await this.move(x, y);
+    const c = await this.#rfb();
+    for (let i = 0; i < amount; i++) {
+      c.pointer(x, y, bit);
+      c.pointer(x, y, 0);
+    }
+  }
+
+  /** The pointer where this driver last put it (RFB does not report the server's pointer). */
+  position(): { x: number; y: number } {
+    return { ...this.#pos };
+  }
+
+  async type(text: string, delayMs = 0): Promise<void> {
+    if (typeof text !== 'string') throw new DriverError('invalid_argument', 'text must be a string');
+    const keysyms = keysymsForText(text);
+    checkTypeDelay(delayMs, keysyms.length);
+    const c = await this.#rfb();
+    for (const ks of keysyms) {
+      c.key(ks, true);
+      c.key(ks, false);
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+    }
+  }
+
+  async press(key: string, modifiers: string[] = []): Promise<void> {
+    await this.#chord(chordFor(key, modifiers));
+  }
+
+  async hotkey(keys: string): Promise<void> {
+    await this.#chord(parseHotkey(keys));
+  }
+
+  async #chord(ch: Chord): Promise<void> {
+    const c = await this.#rfb();
+    for (const k of ch.held) c.key(k, true);
+    c.key(ch.key, true);
+    c.key(ch.key, false);
+    for (const k of [...ch.held].reverse()) c.key(k, false);
+  }
+
+  close(): void {
+    void this.#session?.then((c) => c.close()).catch(() => {});
+    this.#session = undefined;
+  }
+}
