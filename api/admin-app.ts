@@ -3,6 +3,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Store } from '../store/store.ts';
 import { adminAuth } from './admin-auth.ts';
+import { connectionAuthenticated } from './admin-listener.ts';
+import { AuthFailureLimiter, DEFAULT_AUTH_FAILURE_LIMITS, type AuthFailureLimits } from './auth-failures.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
 import { KUBE_PATH_PREFIXES, kubeApi, unauthorizedStatus } from './kube/index.ts';
 import { resourceNotFound } from './kube/status.ts';
@@ -16,6 +18,8 @@ export interface AdminAppOptions {
   /** Extension point: admin routes beyond the Kubernetes API. */
   routes?: readonly AdminRoutes[];
   now?: () => Date;
+  /** Failed authentications per client address and window; `false`: off. */
+  authFailureLimits?: AuthFailureLimits | false;
   /** The Kubernetes API's audit log file (one JSON line per resource request). */
   auditLog?: string;
 }
@@ -37,11 +41,14 @@ export async function buildAdminApp(opts: AdminAppOptions): Promise<FastifyInsta
     reply.header(REQUEST_ID_HEADER, request.id);
   });
   const now = opts.now ?? (() => new Date());
+  const failureLimits = opts.authFailureLimits ?? DEFAULT_AUTH_FAILURE_LIMITS;
   app.addHook(
     'onRequest',
     adminAuth({
       store: opts.store,
       now,
+      ...(failureLimits && { failures: new AuthFailureLimiter(failureLimits) }),
+      authenticated: (request) => connectionAuthenticated(request.raw.socket),
       // Kubernetes clients read a Status; the rest of sandbay's API answers `{error, message}`.
       unauthorized: (request, reply) =>
         isKubePath(request.url)

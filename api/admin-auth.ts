@@ -14,6 +14,9 @@ import {
   keyFromPlaintext,
   sha256Hex,
 } from './keys.ts';
+import type { AuthFailureLimiter } from './auth-failures.ts';
+import { adminKeyTransportAllowed, peerOf } from './admin-transport.ts';
+import { ERRORS } from './errors.ts';
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined. */
 export function bearerToken(header: string | undefined): string | undefined {
@@ -52,6 +55,10 @@ export interface AdminAuthOptions {
   /** Paths served without a key (health probes). */
   publicPaths?: readonly string[];
   now?: () => Date;
+  /** Failed authentications per client address: past the limit, 429 before the key is looked at. */
+  failures?: AuthFailureLimiter;
+  /** Called for each request that presented a valid admin key (the listener stops its deadline). */
+  authenticated?: (request: FastifyRequest) => void;
 }
 
 const authenticatedKeys = new WeakMap<object, string>();
@@ -67,10 +74,27 @@ export function adminAuth(opts: AdminAuthOptions): onRequestHookHandler {
   const now = opts.now ?? (() => new Date());
   return async (request, reply) => {
     if (publicPaths.has(request.url.split('?')[0] ?? '')) return;
+    const retryAfterS = opts.failures?.retryAfterS(request.ip);
+    if (retryAfterS !== undefined) {
+      const { status, message } = ERRORS.too_many_auth_failures;
+      return reply
+        .code(status)
+        .header('retry-after', String(retryAfterS))
+        .send({ error: 'too_many_auth_failures', message });
+    }
+    if (!adminKeyTransportAllowed(peerOf(request.raw.socket))) {
+      const { status, message } = ERRORS.admin_tls_required;
+      return reply.code(status).send({ error: 'admin_tls_required', message });
+    }
     const token = bearerToken(request.headers.authorization);
     const key = token === undefined ? undefined : await findValidKey(opts.store, token, 'admin', now());
-    if (!key) return opts.unauthorized(request, reply);
+    if (!key) {
+      // A request without any key is not a guess; a wrong key is.
+      if (token !== undefined) opts.failures?.fail(request.ip);
+      return opts.unauthorized(request, reply);
+    }
     authenticatedKeys.set(request, key.metadata.name);
+    opts.authenticated?.(request);
   };
 }
 

@@ -1,13 +1,25 @@
 // One port, two protocols: the admin listener answers plain HTTP (the CLI, scripts, client-node) and
 // HTTPS (kubectl and client-go, which send a bearer token only over TLS). The first byte of a
 // connection tells them apart: a TLS ClientHello starts with 0x16, an HTTP request with a letter.
+// No connection is held open without authenticating: each gets a deadline from its accept (covering
+// the first byte, the TLS handshake, slow headers, and 401s on a kept-alive connection), cancelled
+// by the first request on it that presents a valid admin key (`connectionAuthenticated`).
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { TlsMaterial } from './admin-tls.ts';
 
 const TLS_HANDSHAKE = 0x16;
-const FIRST_BYTE_TIMEOUT_MS = 30_000;
+export const DEFAULT_AUTH_DEADLINE_MS = 10_000;
+
+/** A connection's deadline, by the socket the HTTP layer sees (the plain socket or its TLS socket). */
+const deadlines = new WeakMap<object, NodeJS.Timeout>();
+
+/** Cancels the deadline of the connection a request came on (it presented a valid admin key). */
+export function connectionAuthenticated(socket: object): void {
+  clearTimeout(deadlines.get(socket));
+  deadlines.delete(socket);
+}
 
 export interface DualListener {
   port: number;
@@ -20,15 +32,28 @@ export interface DualListener {
 /** Serves a ready Fastify app over HTTP and HTTPS on one port. */
 export async function listenHttpAndHttps(
   app: FastifyInstance,
-  opts: { port: number; host: string; tls: TlsMaterial },
+  opts: { port: number; host: string; tls: TlsMaterial; authDeadlineMs?: number },
 ): Promise<DualListener> {
+  const authDeadlineMs = opts.authDeadlineMs ?? DEFAULT_AUTH_DEADLINE_MS;
   await app.ready();
   const httpServer = app.server;
-  const httpsServer = createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key });
+  const httpsServer = createHttpsServer({
+    cert: opts.tls.cert,
+    key: opts.tls.key,
+    handshakeTimeout: authDeadlineMs,
+  });
   // Decrypted requests go to the app exactly as plain ones do.
   httpsServer.on('request', (req, res) => httpServer.emit('request', req, res));
   httpsServer.on('upgrade', (req, socket, head) => httpServer.emit('upgrade', req, socket, head));
   httpsServer.on('tlsClientError', (_err, socket) => socket.destroy());
+  // The TLS socket carries on the plain socket's deadline. `_parent` (the socket a TLSSocket wraps)
+  // is Node's own link between the two; no public API names it.
+  httpsServer.on('secureConnection', (tlsSocket) => {
+    const raw = tlsSocket as unknown as { _parent?: object };
+    const deadline = raw._parent === undefined ? undefined : deadlines.get(raw._parent);
+    if (deadline) deadlines.set(tlsSocket, deadline);
+    else tlsSocket.destroy(); // a socket that is not ours, or whose deadline already fired
+  });
 
   const sockets = new Set<Socket>();
   const server = createNetServer((socket) => {
@@ -38,10 +63,10 @@ export async function listenHttpAndHttps(
     socket.setNoDelay(true);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
-    // Until the first byte the HTTP servers' own timeouts do not apply: a silent client is dropped here.
-    socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, () => socket.destroy());
+    const deadline = setTimeout(() => socket.destroy(), authDeadlineMs);
+    deadlines.set(socket, deadline);
+    socket.on('close', () => clearTimeout(deadline));
     socket.once('data', (first) => {
-      socket.setTimeout(0);
       socket.pause();
       socket.unshift(first);
       if (first[0] === TLS_HANDSHAKE) {

@@ -17,8 +17,11 @@ import type { Store } from '../store/store.ts';
 import type { BlobStore } from '../operator/blob-store.ts';
 import { systemClock, type Clock } from '../operator/runtime/clock.ts';
 import { authHook } from './auth.ts';
+import { AuthFailureLimiter, DEFAULT_AUTH_FAILURE_LIMITS, type AuthFailureLimits } from './auth-failures.ts';
 import { ApiError, errorHandler, notFoundHandler } from './errors.ts';
 import { sweepExpiredRecords } from './idempotency.ts';
+import type { RecordingQuota, SnapshotQuota } from './services/quotas.ts';
+import { storageGuardHook, type StorageGuardOptions } from './storage-guard.ts';
 import { ApiMetrics } from './metrics.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
 import { actRoutes } from './routes/act.ts';
@@ -65,6 +68,14 @@ export interface CustomerAppOptions {
   viewerSecret?: Buffer;
   /** Requests per key (per client IP without a key) and window; `false` turns the limit off. */
   rateLimit?: { max: number; timeWindowMs: number } | false;
+  /** Snapshots an account may keep (count; bytes before a new capture). */
+  snapshotQuota?: SnapshotQuota;
+  /** Recordings an account's running sandboxes may hold (count; bytes before a new one). */
+  recordingQuota?: RecordingQuota;
+  /** Refuse snapshots, recordings and uploads while the data directory's disk is nearly full. */
+  storageGuard?: StorageGuardOptions;
+  /** Failed authentications per client address and window (keys and viewer tokens); `false`: off. */
+  authFailureLimits?: AuthFailureLimits | false;
   /** Largest JSON body. Default 1 MiB. */
   bodyLimitBytes?: number;
   /** Largest file or archive upload. Default 2 GiB. */
@@ -149,6 +160,8 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     environment: opts.environment,
     shutdown: shutdown.signal,
     ...(opts.operatorHooks && { operatorHooks: opts.operatorHooks }),
+    ...(opts.snapshotQuota && { snapshotQuota: opts.snapshotQuota }),
+    ...(opts.recordingQuota && { recordingQuota: opts.recordingQuota }),
     ...(opts.idempotencyRecordsPerAccount !== undefined && {
       idempotencyRecordsPerAccount: opts.idempotencyRecordsPerAccount,
     }),
@@ -157,17 +170,21 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
+  const failureLimits = opts.authFailureLimits ?? DEFAULT_AUTH_FAILURE_LIMITS;
+  const authFailures = failureLimits ? new AuthFailureLimiter(failureLimits) : undefined;
   app.addHook(
     'onRequest',
-    authHook(reads, () => clock.now()),
+    authHook(reads, () => clock.now(), authFailures),
   );
+  if (opts.storageGuard) app.addHook('onRequest', storageGuardHook(opts.storageGuard));
   app.addHook('onResponse', metrics.observe);
   const limit = opts.rateLimit === undefined ? DEFAULT_RATE_LIMIT : opts.rateLimit;
   if (limit) {
     await app.register(rateLimit, {
       global: true,
-      // After authentication, so that the limit is per key, not per address.
-      hook: 'preHandler',
+      // After authentication, so that the limit is per key, not per address; before the routes'
+      // preHandlers, so that a 429 is never recorded as an Idempotency-Key's answer.
+      hook: 'preValidation',
       max: limit.max,
       timeWindow: limit.timeWindowMs,
       keyGenerator: (request) => request.principal?.keyName ?? request.ip,
@@ -203,7 +220,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   await app.register(taskRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   openApiRoute(app);
 
-  const proxies = attachWebSocketProxies(app.server, ctx, app.log, metrics);
+  const proxies = attachWebSocketProxies(app.server, ctx, app.log, metrics, authFailures);
   let closing = false;
   const sweep = () => {
     sweepExpiredRecords(ctx)

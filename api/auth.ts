@@ -7,6 +7,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { ApiKey, Reservation } from '../crds/index.ts';
 import { bearerToken } from './admin-auth.ts';
+import { isAuthFailure, type AuthFailureLimiter } from './auth-failures.ts';
 import { ApiError } from './errors.ts';
 import { apiKeyName, sha256Hex } from './keys.ts';
 import type { CachedReads } from './services/reads.ts';
@@ -108,8 +109,11 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
-/** An onRequest hook authenticating every matched route that is not public. */
-export function authHook(reads: KeyReads, now: () => number) {
+/**
+ * An onRequest hook authenticating every matched route that is not public. With `failures`, an
+ * address that failed too often is refused (429) before its key is even looked at.
+ */
+export function authHook(reads: KeyReads, now: () => number, failures?: AuthFailureLimiter) {
   return async (request: FastifyRequest): Promise<void> => {
     if (request.is404) return;
     // Everything under /v1/ needs a key unless its route says otherwise; the rest (/health,
@@ -118,7 +122,11 @@ export function authHook(reads: KeyReads, now: () => number) {
       request.routeOptions.config.auth ??
       (request.routeOptions.url?.startsWith('/v1/') ? 'customer' : 'public');
     if (auth === 'public') return;
-    const principal = await authenticate(reads, request.headers.authorization, now());
+    failures?.check(request.ip);
+    const principal = await authenticate(reads, request.headers.authorization, now()).catch((err) => {
+      if (isAuthFailure(err)) failures?.fail(request.ip);
+      throw err;
+    });
     requireKind(principal, auth);
     request.principal = principal;
   };

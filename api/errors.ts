@@ -30,6 +30,11 @@ const API_ERRORS = {
   insufficient_credit: { status: 402, message: 'The account balance does not cover this purchase.' },
   account_key_required: { status: 403, message: 'This endpoint needs the account key.' },
   reservation_key_required: { status: 403, message: 'This endpoint needs a reservation key.' },
+  quota_exceeded: { status: 403, message: "The account's quota for this resource is used up." },
+  admin_tls_required: {
+    status: 403,
+    message: 'The admin key is accepted over plain HTTP only from loopback: use https.',
+  },
   // 404
   not_found: { status: 404, message: 'No such endpoint.' },
   sandbox_not_found: { status: 404, message: 'Sandbox not found.' },
@@ -64,6 +69,10 @@ const API_ERRORS = {
   },
   upgrade_required: { status: 426, message: 'This endpoint is a WebSocket: send Upgrade: websocket.' },
   rate_limited: { status: 429, message: 'Too many requests for this key; retry later.' },
+  too_many_auth_failures: {
+    status: 429,
+    message: 'Too many failed authentications from this address; retry after Retry-After seconds.',
+  },
   // 5xx: the service or the sandbox failed
   internal_error: { status: 500, message: 'Internal error.' },
   artifact_unavailable: { status: 500, message: "A task's screenshot or recording is missing from storage." },
@@ -74,6 +83,10 @@ const API_ERRORS = {
   guest_command_failed: { status: 502, message: 'A command in the sandbox VM failed.' },
   pricing_unavailable: { status: 503, message: 'No rate is configured for this Mac model.' },
   server_shutting_down: { status: 503, message: 'The server is shutting down; retry.' },
+  insufficient_storage: {
+    status: 507,
+    message: "The service's storage is nearly full: new snapshots, recordings and uploads are refused.",
+  },
   guest_timeout: { status: 504, message: 'The sandbox VM did not answer in time.' },
   operation_timeout: { status: 504, message: 'The operation did not finish before its deadline.' },
 } as const satisfies Record<string, ErrorDefinition>;
@@ -113,6 +126,8 @@ export interface ErrorBody {
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
+  /** Sent as a Retry-After header (seconds) when set. */
+  retryAfterS?: number;
 
   constructor(code: ErrorCode, message?: string) {
     super(message ?? ERRORS[code].message);
@@ -176,6 +191,7 @@ export function errorHandler(err: unknown, request: FastifyRequest, reply: Fasti
   if (apiErr.code === 'internal_error') request.log.error({ err }, 'request failed');
   else if (apiErr.status >= 500) request.log.warn({ code: apiErr.code }, apiErr.message);
   else request.log.info({ code: apiErr.code }, apiErr.message);
+  if (apiErr.retryAfterS !== undefined) reply.header('retry-after', String(apiErr.retryAfterS));
   return reply.code(apiErr.status).type('application/json; charset=utf-8').send(apiErr.toJSON());
 }
 

@@ -19,6 +19,7 @@ import {
 } from '../operator/index.ts';
 import { buildAdminRoutes, buildCustomerApp } from './app.ts';
 import { ApiMetrics } from './metrics.ts';
+import { DEFAULT_MIN_FREE_BYTES } from './storage-guard.ts';
 import { loadViewerSecret } from './viewer-token.ts';
 import { frontPage } from './routes/front.ts';
 import { viewerPage } from './routes/viewer.ts';
@@ -35,8 +36,12 @@ export interface ServerOptions {
   /** Admin API port (0: any free port). */
   adminPort?: number;
   hostDriver: DriverKind;
-  /** Address both listeners bind; loopback unless told otherwise. */
+  /** Address the customer listener binds; loopback unless told otherwise. */
   host?: string;
+  /** New snapshots, recordings and uploads are refused while less is free in dataDir (default 1 GiB). */
+  minFreeBytes?: number;
+  /** Address the admin listener binds: its own, loopback unless told otherwise (not `host`). */
+  adminHost?: string;
   /** The gateway environment idempotency keys are scoped to (default `production`). */
   environment?: string;
   logger?: FastifyBaseLogger;
@@ -98,6 +103,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const dataDir = resolve(opts.dataDir);
   const logger: FastifyBaseLogger = opts.logger ?? createLogger();
   const host = opts.host ?? '127.0.0.1';
+  const adminHost = opts.adminHost ?? '127.0.0.1';
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const store = await openStore({
     store: opts.store ?? 'sqlite',
@@ -130,14 +136,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       : undefined;
     if (operator) closers.push(() => operator.stop());
     const adminCaFile = join(dataDir, TLS_CERT_FILE);
-    const tls = await ensureAdminTls(adminCaFile, join(dataDir, TLS_KEY_FILE), host);
+    const tls = await ensureAdminTls(adminCaFile, join(dataDir, TLS_KEY_FILE), adminHost);
     const adminApp = await buildAdminApp({
       store,
       logger: logger.child({ listener: 'admin' }),
       routes: [buildAdminRoutes({ metrics })],
       ...(opts.auditLog !== undefined && { auditLog: opts.auditLog }),
     });
-    const admin = await listenHttpAndHttps(adminApp, { port: opts.adminPort ?? 8081, host, tls });
+    const admin = await listenHttpAndHttps(adminApp, {
+      port: opts.adminPort ?? 8081,
+      host: adminHost,
+      tls,
+    });
     closers.push(() => admin.close());
     const customerApp = await buildCustomerApp({
       store,
@@ -155,6 +165,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       viewerSecret: await viewerSecretFor(dataDir),
       metrics,
       blobs: createBlobStore(blobDir(dataDir)),
+      storageGuard: { dir: dataDir, minFreeBytes: opts.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES },
       // In one process the API reads the operator's caches; `sandbay api` alone keeps its own.
       ...(operator && { informers: operator.informers }),
     });

@@ -95,6 +95,7 @@ export async function startApiStack(
     bootId: 'boot-1',
     environment: 'test',
     rateLimit: false,
+    authFailureLimits: false,
     // As `sandbay server` runs: the API reads the operator's caches.
     informers: f.op.informers,
     ...opts,

@@ -1,6 +1,6 @@
-// /health: no key needed; liveness plus pool statistics (Macs, VMs and sandboxes by phase).
+// /health: no key needed; liveness plus pool statistics (Macs, VMs and sandboxes by phase), counted
+// from the API's informer caches: a probe (or a flood of them) costs no store scan.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Mini, Sandbox, VM } from '../../crds/index.ts';
 import { HealthSchema } from '../schemas/health.ts';
 import type { RouteOptions } from '../services/context.ts';
 
@@ -32,18 +32,14 @@ export const healthRoutes: FastifyPluginAsyncTypebox<
       },
     },
     async () => {
-      const [minis, vms, sandboxes] = await Promise.all([
-        ctx.store.list<Mini>('Mini'),
-        ctx.store.list<VM>('VM'),
-        ctx.store.list<Sandbox>('Sandbox'),
-      ]);
+      const { minis, vms, sandboxes } = ctx.reads.fleet();
       return {
         status: 'ok' as const,
         version,
         uptime_s: Math.round((ctx.clock.now() - startedAt) / 1000),
-        minis: byPhase(minis.items),
-        vms: byPhase(vms.items),
-        sandboxes: byPhase(sandboxes.items),
+        minis: byPhase(minis),
+        vms: byPhase(vms),
+        sandboxes: byPhase(sandboxes),
       };
     },
   );

@@ -1,6 +1,7 @@
 // Screen recordings: start, stop, list, info, delete, download (MP4).
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { SandboxIdSchema, binaryResponse, errorResponses, NoContent } from '../schemas/common.ts';
 import {
@@ -10,6 +11,7 @@ import {
   RecordingStopSchema,
 } from '../schemas/recordings.ts';
 import type { RouteOptions } from '../services/context.ts';
+import { checkRecordingQuota } from '../services/quotas.ts';
 import { guestFor } from '../services/request.ts';
 
 const tags = ['recordings'];
@@ -34,7 +36,11 @@ export const recordingRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         request.body ??= {};
       },
     },
-    async (request) => (await guestFor(ctx, request)).startRecording(request.body.name),
+    async (request) => {
+      const guest = await guestFor(ctx, request);
+      await checkRecordingQuota(ctx, principalOf(request).account);
+      return guest.startRecording(request.body.name);
+    },
   );
 
   app.post(

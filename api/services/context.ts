@@ -15,6 +15,7 @@ import type { Store } from '../../store/store.ts';
 import type { ViewerTokens } from '../viewer-token.ts';
 import type { ActivityTracker } from './activity.ts';
 import type { CachedReads } from './reads.ts';
+import type { RecordingQuota, SnapshotQuota } from './quotas.ts';
 
 export type Drivers = Partial<Record<DriverKind, Driver>>;
 
@@ -44,6 +45,10 @@ export interface ApiContext {
   shutdown: AbortSignal;
   /** Live Idempotency-Keys an account may hold (default `MAX_RECORDS_PER_ACCOUNT`). */
   idempotencyRecordsPerAccount?: number;
+  /** Snapshots an account may keep (count, and bytes before a new capture). Default: see quotas.ts. */
+  snapshotQuota?: SnapshotQuota;
+  /** Recordings an account's running sandboxes may hold (count; bytes before a new one). */
+  recordingQuota?: RecordingQuota;
 }
 
 /** The Fastify instance routes are declared on: schemas typed by the TypeBox type provider. */

@@ -75,6 +75,11 @@ export class CachedReads {
     return this.#informers.sandboxes.list().filter((s) => s.metadata.namespace === namespace);
   }
 
+  /** Cached snapshots of a namespace (quota checks; may lag like any hit). */
+  snapshotsIn(namespace: string): Snapshot[] {
+    return this.#informers.snapshots.list().filter((s) => s.metadata.namespace === namespace);
+  }
+
   /** Cached Macs of these names, their VMs and the sandboxes placed on them: the scheduler's world. */
   fleetOf(names: Iterable<string>): { minis: Mini[]; vms: VM[]; sandboxes: Sandbox[] } {
     const minis: Mini[] = [];
@@ -87,6 +92,12 @@ export class CachedReads {
       sandboxes.push(...this.#informers.sandboxes.byIndex(Indexes.sandboxByMini, name));
     }
     return { minis, vms, sandboxes };
+  }
+
+  /** Every cached Mac, VM and sandbox (/health's statistics: memory, no store scan). */
+  fleet(): { minis: Mini[]; vms: VM[]; sandboxes: Sandbox[] } {
+    const i = this.#informers;
+    return { minis: i.minis.list(), vms: i.vms.list(), sandboxes: i.sandboxes.list() };
   }
 
   /** Resolves once the cache reflects a write the API made (the object as the store returned it). */

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { API_VERSION, type Sandbox, type Snapshot } from '../../crds/index.ts';
 import type { Principal } from '../auth.ts';
 import { ApiError } from '../errors.ts';
+import { checkSnapshotQuota, DEFAULT_SNAPSHOT_QUOTA } from './quotas.ts';
 import type { ApiContext } from './context.ts';
 import { waitForResource } from './wait.ts';
 
@@ -25,6 +26,7 @@ export async function createSnapshot(ctx: ApiContext, sandbox: Sandbox, name: st
   if (sandbox.status?.phase !== 'running' || sandbox.metadata.deletionTimestamp)
     throw new ApiError('sandbox_not_running');
   const namespace = sandbox.metadata.namespace!;
+  checkSnapshotQuota(ctx.reads.snapshotsIn(namespace), ctx.snapshotQuota ?? DEFAULT_SNAPSHOT_QUOTA);
   const created = await ctx.store.create<Snapshot>({
     apiVersion: API_VERSION,
     kind: 'Snapshot',
@@ -58,8 +60,10 @@ export async function createSnapshot(ctx: ApiContext, sandbox: Sandbox, name: st
     }),
     signal: ctx.shutdown,
   });
-  if ('ok' in outcome) return outcome.ok;
-  throw outcome.err;
+  if (!('ok' in outcome)) throw outcome.err;
+  // Read-your-writes: the next capture's quota check (from the cache) counts this one.
+  await ctx.reads.synced(outcome.ok);
+  return outcome.ok;
 }
 
 export async function findSnapshot(

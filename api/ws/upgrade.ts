@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { SANDBOX_ID_BODY } from '../../crds/sandbox.ts';
+import { isAuthFailure, type AuthFailureLimiter } from '../auth-failures.ts';
 import { ApiError, toApiError } from '../errors.ts';
 import type { ApiMetrics } from '../metrics.ts';
 import type { ApiContext } from '../services/context.ts';
@@ -34,6 +35,7 @@ export function attachWebSocketProxies(
   ctx: ApiContext,
   log: FastifyBaseLogger,
   metrics: ApiMetrics,
+  authFailures?: AuthFailureLimiter,
 ): WebSocketProxies {
   const wss = new WebSocketServer({
     noServer: true,
@@ -50,9 +52,16 @@ export function attachWebSocketProxies(
     const match = PATH.exec(url.pathname);
     if (!match || request.method !== 'GET') return writeHttpError(socket, new ApiError('not_found'));
     const [, sandboxId, kind] = match as unknown as [string, string, 'vnc' | 'ssh'];
+    const address = request.socket.remoteAddress ?? '';
+    const retryAfterS = authFailures?.retryAfterS(address);
+    if (retryAfterS !== undefined)
+      return writeHttpError(socket, new ApiError('too_many_auth_failures'), {
+        'Retry-After': String(retryAfterS),
+      });
     reqLog.info({ method: request.method, url: url.pathname, kind }, 'websocket upgrade');
     const connection = serve(kind, sandboxId, request, socket, head, url, reqLog).catch((err: unknown) => {
       const apiErr = toApiError(err);
+      if (isAuthFailure(apiErr)) authFailures?.fail(address);
       if (apiErr.code === 'internal_error') reqLog.error({ err }, 'websocket proxy failed');
       else reqLog.info({ code: apiErr.code }, apiErr.message);
       writeHttpError(socket, apiErr);

@@ -35,7 +35,16 @@ export default class Api extends Command {
     'audit-log': Flags.string({
       description: 'append an audit line per Kubernetes API request to this file',
     }),
-    host: Flags.string({ description: 'address both listeners bind', default: '127.0.0.1' }),
+    host: Flags.string({ description: 'address the customer listener binds', default: '127.0.0.1' }),
+    'admin-host': Flags.string({
+      description: 'address the admin listener binds (the admin key travels in clear only from loopback)',
+      default: '127.0.0.1',
+    }),
+    'min-free-mib': Flags.integer({
+      description: 'refuse new snapshots, recordings and uploads while less is free in the data dir',
+      default: 1024,
+      min: 0,
+    }),
   };
 
   async run(): Promise<void> {
@@ -49,6 +58,8 @@ export default class Api extends Command {
       adminPort: flags['admin-port'],
       hostDriver: flags['host-driver'] as (typeof DRIVERS)[number],
       host: flags.host,
+      adminHost: flags['admin-host'],
+      minFreeBytes: flags['min-free-mib'] * 1024 * 1024,
       ...(flags['audit-log'] !== undefined && { auditLog: flags['audit-log'] }),
     });
     const signal = await untilSignalled();

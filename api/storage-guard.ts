@@ -1,0 +1,44 @@
+// The free-space guard of the data directory: below a threshold, requests that would write to it
+// (snapshots, recordings, uploads) are refused with 507 `insufficient_storage` before their body is
+// read, so the store's own disk never fills under them. Reads, deletes (which free space) and
+// everything else keep working.
+import { statfs } from 'node:fs/promises';
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from './errors.ts';
+
+export interface StorageGuardOptions {
+  /** The directory whose file system is watched (the data directory). */
+  dir: string;
+  /** New writes are refused while fewer bytes than this are free (for unprivileged users). */
+  minFreeBytes: number;
+}
+
+export const DEFAULT_MIN_FREE_BYTES = 1024 * 1024 * 1024;
+
+/** Routes that grow the data directory (method and route pattern). */
+const WRITING_ROUTES = new Set([
+  'POST /v1/sandboxes/:sandboxID/snapshots',
+  'POST /v1/sandboxes/:sandboxID/recording/start',
+  'PUT /v1/sandboxes/:sandboxID/files',
+  'PUT /v1/sandboxes/:sandboxID/files/archive',
+]);
+
+/** Free bytes of the file system holding `dir`, as an unprivileged process may use them. */
+export async function freeBytes(dir: string): Promise<number> {
+  const s = await statfs(dir);
+  return s.bavail * s.bsize;
+}
+
+/** An onRequest hook (after authentication) refusing writing routes while space is short. */
+export function storageGuardHook(opts: StorageGuardOptions) {
+  return async (request: FastifyRequest): Promise<void> => {
+    if (!WRITING_ROUTES.has(`${request.method} ${request.routeOptions.url ?? ''}`)) return;
+    const free = await freeBytes(opts.dir);
+    if (free < opts.minFreeBytes)
+      throw new ApiError(
+        'insufficient_storage',
+        `The service's storage has ${free} bytes free, under its ${opts.minFreeBytes}-byte floor: ` +
+          'new snapshots, recordings and uploads are refused until space is freed.',
+      );
+  };
+}
