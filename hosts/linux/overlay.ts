@@ -1,7 +1,7 @@
 // A VM's disk: its home is an overlayfs whose lower layer is the image (a template home) and whose
 // upper layer lives on the VM's own tmpfs, sized like the VM's disk. The upper dir is the VM's disk
 // delta; dropping it (unmounting the tmpfs) is what makes a fresh clone cost milliseconds.
-import { mkdirSync, chownSync, chmodSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DriverError } from '../driver.ts';
 import { run } from './runner.ts';
@@ -53,9 +53,14 @@ export async function mountHome(l: HomeLayers): Promise<void> {
   }
 }
 
-/** Unmounts each of `dirs` that is a mount point, in order, with one `umount` (lazily when busy). */
+/**
+ * Unmounts each of `dirs` that is a mount point, in order, with one `umount` (lazily when busy). A
+ * mount listed in mountinfo whose path does not resolve here (shadowed by a later mount over a parent,
+ * as in a namespace with a fresh /tmp) cannot be unmounted by path and is left to its namespace.
+ */
 export async function unmount(...dirs: string[]): Promise<void> {
-  for (let mounted = dirs.filter(isMounted); mounted.length > 0; mounted = dirs.filter(isMounted)) {
+  const reachable = (dir: string) => isMounted(dir) && existsSync(dir);
+  for (let mounted = dirs.filter(reachable); mounted.length > 0; mounted = dirs.filter(reachable)) {
     try {
       await run('umount', mounted);
     } catch (e) {
