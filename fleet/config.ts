@@ -14,6 +14,9 @@ import {
 /** A Mini's name: a Kubernetes object name (DNS label), as sandbay's API requires. */
 const MacName = Type.String({ pattern: '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$' });
 
+/** True: sandbay already has this Mac's Mini (registered by hand); the stack imports it. */
+const Adopt = Type.Optional(Type.Boolean());
+
 const SshMac = Type.Object(
   {
     name: MacName,
@@ -24,6 +27,7 @@ const SshMac = Type.Object(
     model: Type.Enum([...MAC_MODELS]),
     /** Name of the stack's secret config key holding this Mac's private SSH key. */
     privateKeySecret: Type.String({ minLength: 1 }),
+    adopt: Adopt,
   },
   { additionalProperties: false },
 );
@@ -39,6 +43,7 @@ const AwsMac = Type.Object(
     /** The macOS major version of the AMI (`15`, `26`). */
     macosVersion: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)*$' }),
     subnetId: Type.Optional(Type.String()),
+    adopt: Adopt,
   },
   { additionalProperties: false },
 );
@@ -51,6 +56,7 @@ const ScalewayMac = Type.Object(
     /** The server type; or `model`, from which the type follows. */
     type: Type.Optional(Type.String()),
     model: Type.Optional(Type.Enum([...MAC_MODELS])),
+    adopt: Adopt,
   },
   { additionalProperties: false },
 );
@@ -59,6 +65,8 @@ export const FleetSettings = Type.Object(
   {
     /** The admin listener of the sandbay the Macs register with. */
     adminUrl: Type.String({ pattern: '^https?://' }),
+    /** PEM certificate to trust for an https adminUrl (sandbay's self-signed admin-tls.crt). */
+    adminCa: Type.Optional(Type.String({ pattern: '-----BEGIN CERTIFICATE-----' })),
     /** CIDR of the control plane: the only source the cloud Macs' SSH admits. */
     controlPlaneCidr: Type.String({ pattern: '^[0-9.]+/[0-9]{1,2}$' }),
     /** The control plane's public SSH key (`ssh-ed25519 AAAA…`), installed on every Mac. */

@@ -64,7 +64,7 @@ describe('Mini provider against a live sandbay', () => {
       schedulable: true,
     });
     await expect(provider.create(inputs('fleet-a'))).rejects.toThrow(
-      /Mac "fleet-a": sandbay already has a Mini of that name; adopt it with `pulumi import/,
+      /Mac "fleet-a": sandbay already has a Mini of that name; adopt it \(set adopt: true/,
     );
   });
 
@@ -107,21 +107,15 @@ describe('Mini provider against a live sandbay', () => {
     expect((await getMini('fleet-a'))?.spec).toMatchObject({ address: '127.0.0.1', schedulable: true });
   });
 
-  it('import: read with no state finds sandbay through the stack config', async () => {
+  it('import (adopt: true): read with the program inputs finds the Mini; matching inputs are no change', async () => {
     await admin.create<Mini>(MiniKind, {
       apiVersion: 'sandbay.io/v1alpha1',
       kind: 'Mini',
       metadata: { name: 'fleet-old' },
       spec: { address: '127.0.0.5', model: 'm4-pro', driver: 'sim', schedulable: true },
     });
-    const importer = new MiniProvider();
-    const base = inputs('x');
-    const config: Record<string, string> = {
-      fleet: JSON.stringify({ adminUrl: base.adminUrl }),
-      adminKey: base.adminKey,
-    };
-    await importer.configure({ config: { get: (key) => config[key] } });
-    const read = await importer.read('fleet-old');
+    const declared = inputs('fleet-old', { address: '127.0.0.5', model: 'm4-pro' });
+    const read = await provider.read('fleet-old', declared as MiniOutputs);
     expect(read).toMatchObject({
       id: 'fleet-old',
       props: {
@@ -129,9 +123,13 @@ describe('Mini provider against a live sandbay', () => {
         address: '127.0.0.5',
         model: 'm4-pro',
         driver: 'sim',
-        adminUrl: base.adminUrl,
+        adminUrl: declared.adminUrl,
       },
     });
+    expect(await provider.diff('fleet-old', read.props!, declared)).toMatchObject({ changes: false });
+    await expect(provider.read('fleet-old')).rejects.toThrow(
+      'Mini "fleet-old": to adopt an existing Mini, declare its Mac with adopt: true and run pulumi up',
+    );
   });
 
   it('delete drains first: cordons, fails naming the reservation that holds the Mini, deletes once it is released', async () => {

@@ -38,23 +38,13 @@ const IDENTITY_FIELDS = ['name', 'adminUrl'] as const;
 /** State only: a change is an update that touches nothing in sandbay. */
 const STATE_FIELDS = ['adminKey', 'adminCa', 'drainTimeoutSeconds', 'lease', 'force'] as const;
 
-/** Where to find sandbay when the state has no credentials (an import): the stack's configuration. */
-export interface ProviderConfig {
-  get(key: string): string | undefined;
-}
-
 export class MiniProvider implements pulumi.dynamic.ResourceProvider<MiniInputs, MiniOutputs> {
-  #config: ProviderConfig | undefined;
   readonly #now: () => Date;
   readonly #pollMs: number;
 
   constructor(opts: { now?: () => Date; pollMs?: number } = {}) {
     this.#now = opts.now ?? (() => new Date());
     this.#pollMs = opts.pollMs ?? 2000;
-  }
-
-  async configure(req: { config: ProviderConfig }): Promise<void> {
-    this.#config = req.config;
   }
 
   async create(inputs: MiniInputs): Promise<pulumi.dynamic.CreateResult<MiniOutputs>> {
@@ -70,8 +60,8 @@ export class MiniProvider implements pulumi.dynamic.ResourceProvider<MiniInputs,
     } catch (err) {
       if (err instanceof ClientError && err.status === 409) {
         throw new Error(
-          `Mac "${inputs.name}": sandbay already has a Mini of that name; adopt it with ` +
-            `\`pulumi import 'sandbay:fleet:Mini' ${inputs.name} ${inputs.name}\` or delete it first`,
+          `Mac "${inputs.name}": sandbay already has a Mini of that name; adopt it (set adopt: true on ` +
+            'this Mac in the stack: the Mini is imported) or delete it first',
           { cause: err },
         );
       }
@@ -81,15 +71,21 @@ export class MiniProvider implements pulumi.dynamic.ResourceProvider<MiniInputs,
     }
   }
 
-  /** Refresh and import: the Mini as sandbay has it now; gone if sandbay has none. */
+  /**
+   * Refresh (props: the state) and import (props: the program's inputs, with the `import` option that a
+   * Mac's `adopt: true` sets): the Mini as sandbay has it now; gone if sandbay has none. `pulumi import`
+   * on the command line cannot adopt a dynamic resource: the engine has no provider to ask until the
+   * program declares the resource.
+   */
   async read(id: string, props?: MiniOutputs): Promise<pulumi.dynamic.ReadResult<MiniOutputs>> {
-    const known = props && props.adminUrl ? props : this.#fromConfig(id);
-    const mini = await clientFor(known).get<Mini>(MiniKind, id);
+    if (!props?.adminUrl) {
+      throw new Error(
+        `Mini "${id}": to adopt an existing Mini, declare its Mac with adopt: true and run pulumi up`,
+      );
+    }
+    const mini = await clientFor(props).get<Mini>(MiniKind, id);
     if (!mini) return {};
-    return {
-      id,
-      props: withStatus({ ...known, name: id, ...fromSpec(mini.spec) }, mini),
-    };
+    return { id, props: withStatus({ ...props, name: id, ...fromSpec(mini.spec) }, mini) };
   }
 
   async diff(_id: string, olds: MiniOutputs, news: MiniInputs): Promise<pulumi.dynamic.DiffResult> {
@@ -139,37 +135,6 @@ export class MiniProvider implements pulumi.dynamic.ResourceProvider<MiniInputs,
     } catch (err) {
       if (!(err instanceof ClientError && err.status === 404)) throw err;
     }
-  }
-
-  #fromConfig(id: string): MiniOutputs {
-    const adminUrl = adminUrlOf(this.#config?.get('fleet')) ?? process.env['SANDBAY_URL'];
-    const adminKey = this.#config?.get('adminKey') ?? process.env['SANDBAY_ADMIN_KEY'];
-    if (!adminUrl || !adminKey) {
-      throw new Error(
-        `Mini "${id}": no admin URL and key to read it with (set SANDBAY_URL and SANDBAY_ADMIN_KEY)`,
-      );
-    }
-    return {
-      name: id,
-      address: '',
-      model: 'm4',
-      driver: 'tart',
-      schedulable: true,
-      adminUrl,
-      adminKey,
-      drainTimeoutSeconds: 600,
-      force: false,
-    };
-  }
-}
-
-/** The admin URL in the stack's `fleet` setting (a JSON object as the dynamic provider sees it). */
-function adminUrlOf(fleet: string | undefined): string | undefined {
-  try {
-    const url = fleet === undefined ? undefined : (JSON.parse(fleet) as { adminUrl?: unknown }).adminUrl;
-    return typeof url === 'string' ? url : undefined;
-  } catch {
-    return undefined;
   }
 }
 

@@ -23,7 +23,7 @@ export interface FleetOutput {
 
 /** Reads and checks the stack's configuration (throws FleetConfigError naming every problem). */
 export function readFleetConfig(config = new pulumi.Config()): FleetConfig {
-  const hasSecret = (key: string) => config.get(key) !== undefined;
+  const hasSecret = (key: string) => config.getSecret(key) !== undefined;
   return parseFleetConfig(config.getObject('fleet') ?? {}, hasSecret);
 }
 
@@ -42,11 +42,12 @@ export function fleetProgram(fleet: FleetConfig, config = new pulumi.Config()): 
         schedulable: true,
         adminUrl: fleet.adminUrl,
         adminKey,
+        ...(fleet.adminCa && { adminCa: fleet.adminCa }),
         drainTimeoutSeconds: DRAIN_TIMEOUT_SECONDS,
         ...(mac.lease && { lease: pulumi.output(mac.lease) }),
         force: fleet.force ?? false,
       },
-      { dependsOn: prepared.slice(-1) },
+      { dependsOn: prepared.slice(-1), ...(mac.adopt && { import: mac.name }) },
     );
     const profile = MAC_PROFILES[mac.model];
     return {

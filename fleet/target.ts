@@ -11,6 +11,8 @@ export interface MacTarget {
   user: pulumi.Input<string>;
   port: number;
   privateKey: pulumi.Input<string>;
+  /** Import the Mini sandbay already has instead of creating it. */
+  adopt: boolean;
   lease?: { kind: string; allocatedAt: pulumi.Input<string> };
   /** Resources the Mac's preparation waits for (its instance or server). */
   dependsOn: pulumi.Resource[];

@@ -1,7 +1,8 @@
 // EC2 Mac: a Dedicated Host per Mac (autoPlacement off: only this Mac's instance lands on it) and an
 // instance on it, from the newest Amazon macOS AMI of the configured version. The stack shares one key
 // pair (the control plane's key) and one security group admitting SSH from the control plane only.
-import * as aws from '@pulumi/aws';
+// Only the EC2 module: the package's index pulls every AWS service's types into the typecheck.
+import * as ec2 from '@pulumi/aws/ec2/index.js';
 import * as pulumi from '@pulumi/pulumi';
 import type { FleetConfig, MacDecl } from '../config.ts';
 import { LeaseGuard } from '../resources.ts';
@@ -10,13 +11,13 @@ import type { MacTarget } from '../target.ts';
 type AwsMac = Extract<MacDecl, { source: 'aws' }>;
 
 export interface AwsShared {
-  keyPair: aws.ec2.KeyPair;
-  securityGroup: aws.ec2.SecurityGroup;
+  keyPair: ec2.KeyPair;
+  securityGroup: ec2.SecurityGroup;
 }
 
 export function awsShared(fleet: FleetConfig): AwsShared {
-  const keyPair = new aws.ec2.KeyPair('sandbay-fleet', { publicKey: fleet.controlPlanePublicKey });
-  const securityGroup = new aws.ec2.SecurityGroup('sandbay-fleet-ssh', {
+  const keyPair = new ec2.KeyPair('sandbay-fleet', { publicKey: fleet.controlPlanePublicKey });
+  const securityGroup = new ec2.SecurityGroup('sandbay-fleet-ssh', {
     description: 'SSH from the sandbay control plane only',
     ingress: [{ protocol: 'tcp', fromPort: 22, toPort: 22, cidrBlocks: [fleet.controlPlaneCidr] }],
     egress: [{ protocol: '-1', fromPort: 0, toPort: 0, cidrBlocks: ['0.0.0.0/0'] }],
@@ -26,7 +27,7 @@ export function awsShared(fleet: FleetConfig): AwsShared {
 
 /** The newest Amazon-published macOS AMI of a major version, for Apple silicon. */
 export function macosAmi(version: string): pulumi.Output<string> {
-  return aws.ec2
+  return ec2
     .getAmiOutput({
       mostRecent: true,
       owners: ['amazon'],
@@ -52,12 +53,12 @@ export function awsMac(
     force: fleet.force ?? false,
   });
   // The guard is diffed first: a young host is refused before it is replaced (see lease-guard-provider.ts).
-  const host = new aws.ec2.DedicatedHost(
+  const host = new ec2.DedicatedHost(
     mac.name,
     { instanceType: mac.instanceType, availabilityZone: mac.availabilityZone, autoPlacement: 'off', tags },
     { dependsOn: [guard] },
   );
-  const instance = new aws.ec2.Instance(
+  const instance = new ec2.Instance(
     mac.name,
     {
       ami: macosAmi(mac.macosVersion),
@@ -77,6 +78,7 @@ export function awsMac(
   return {
     name: mac.name,
     model: mac.model,
+    adopt: mac.adopt ?? false,
     source: 'aws',
     address: instance.publicIp,
     user: 'ec2-user',

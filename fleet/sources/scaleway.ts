@@ -1,6 +1,8 @@
 // Scaleway Apple silicon: one server per Mac. Scaleway installs the project's SSH keys on new servers,
 // so the control plane's key is registered once for the stack before any server is created.
-import * as scaleway from '@pulumiverse/scaleway';
+// The two modules used, not the package's index (every Scaleway product's types).
+import * as applesilicon from '@pulumiverse/scaleway/applesilicon/index.js';
+import * as iam from '@pulumiverse/scaleway/iam/index.js';
 import * as pulumi from '@pulumi/pulumi';
 import type { FleetConfig, MacDecl } from '../config.ts';
 import { LeaseGuard } from '../resources.ts';
@@ -8,8 +10,8 @@ import type { MacTarget } from '../target.ts';
 
 type ScalewayMac = Extract<MacDecl, { source: 'scaleway' }>;
 
-export function scalewayShared(fleet: FleetConfig): scaleway.iam.SshKey {
-  return new scaleway.iam.SshKey('sandbay-fleet', {
+export function scalewayShared(fleet: FleetConfig): iam.SshKey {
+  return new iam.SshKey('sandbay-fleet', {
     name: 'sandbay-fleet',
     publicKey: fleet.controlPlanePublicKey,
   });
@@ -17,7 +19,7 @@ export function scalewayShared(fleet: FleetConfig): scaleway.iam.SshKey {
 
 export function scalewayMac(
   mac: ScalewayMac,
-  sshKey: scaleway.iam.SshKey,
+  sshKey: iam.SshKey,
   fleet: FleetConfig,
   privateKey: pulumi.Input<string>,
 ): MacTarget {
@@ -27,7 +29,7 @@ export function scalewayMac(
     host: { type: mac.type, zone: mac.zone },
     force: fleet.force ?? false,
   });
-  const server = new scaleway.applesilicon.Server(
+  const server = new applesilicon.Server(
     mac.name,
     { name: mac.name, type: mac.type, zone: mac.zone },
     { dependsOn: [guard, sshKey] },
@@ -35,6 +37,7 @@ export function scalewayMac(
   return {
     name: mac.name,
     model: mac.model,
+    adopt: mac.adopt ?? false,
     source: 'scaleway',
     address: server.ip,
     user: server.username,

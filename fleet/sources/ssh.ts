@@ -7,6 +7,7 @@ export function sshMac(mac: Extract<MacDecl, { source: 'ssh' }>, config: pulumi.
   return {
     name: mac.name,
     model: mac.model,
+    adopt: mac.adopt ?? false,
     source: 'ssh',
     address: mac.address,
     user: mac.user,

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WindowNode } from '../driver.ts';
 import type { LinuxGuest } from './guest.ts';
 import { createLinuxDriver, type LinuxDriver, type LinuxHost } from './index.ts';
+import { waitFor } from '../../test/support/wait.ts';
 
 const run = promisify(execFile);
 
@@ -53,18 +54,9 @@ let guest: LinuxGuest;
 let vmIp: string;
 let host: LinuxHost;
 
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false>,
-  deadlineMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** test/support/wait.ts with the subject first, as these desktop checks read best. */
+function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  return waitFor(probe, what, timeoutMs);
 }
 
 /** Whether a text node in the window's accessibility tree has the keyboard focus. */
