@@ -42,6 +42,7 @@ import { taskRoutes } from './routes/tasks.ts';
 import { viewerTokenRoutes } from './routes/viewer-token.ts';
 import { ActivityTracker } from './services/activity.ts';
 import { CachedReads } from './services/reads.ts';
+import type { Informers } from '../operator/context.ts';
 import type { ApiContext, Drivers, OperatorHooks } from './services/context.ts';
 import { validatorCompiler } from './validation.ts';
 import { ViewerTokens } from './viewer-token.ts';
@@ -78,6 +79,11 @@ export interface CustomerAppOptions {
   shutdownGraceMs?: number;
   /** Live Idempotency-Keys per account (24 h each). Default 10 000. */
   idempotencyRecordsPerAccount?: number;
+  /**
+   * The operator's informers, started, when it runs in this process: the API then reads the same
+   * caches the reconcilers schedule with. Without, the API keeps caches of its own.
+   */
+  informers?: Informers;
 }
 
 export const DEFAULT_RATE_LIMIT = { max: 6000, timeWindowMs: 60_000 };
@@ -130,7 +136,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   const shutdown = new AbortController();
   const metrics = opts.metrics ?? new ApiMetrics();
   app.decorate('apiMetrics', metrics);
-  const reads = new CachedReads(opts.store);
+  const reads = new CachedReads(opts.store, opts.informers);
   await reads.start();
   const ctx: ApiContext = {
     store: opts.store,

@@ -152,6 +152,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       viewerSecret: await viewerSecretFor(dataDir),
       metrics,
       blobs: createBlobStore(blobDir(dataDir)),
+      // In one process the API reads the operator's caches; `sandbay api` alone keeps its own.
+      ...(operator && { informers: operator.informers }),
     });
     // The browser live view (noVNC) that a viewer link opens: /view/<sandbox id>?token=….
     await customerApp.register(viewerPage);

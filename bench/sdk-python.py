@@ -26,7 +26,7 @@ def raw_position() -> object:
 
 
 def raw_step() -> bytes:
-    body = json.dumps({"action": {"type": "click", "x": 5, "y": 5}}).encode()
+    body = json.dumps({"action": {"type": "click", "x": 600, "y": 500}}).encode()
     conn.request("POST", f"{base}/act", body=body, headers={**auth, "Content-Type": "application/json"})
     res = conn.getresponse()
     png = res.read()
@@ -37,7 +37,7 @@ def raw_step() -> bytes:
 sb = Client(api_key=key, base_url=url).get(sb_id)
 ops = {
     "position": (raw_position, sb.mouse.get_position),
-    "step": (raw_step, lambda: sb.act({"type": "click", "x": 5, "y": 5})),
+    "step": (raw_step, lambda: sb.act({"type": "click", "x": 600, "y": 500})),
 }
 out = {}
 for name, (raw, sdk) in ops.items():

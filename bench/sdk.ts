@@ -85,7 +85,7 @@ try {
     if (!res.ok) throw new Error(`position: ${res.status}`);
     return res.json();
   };
-  const stepBody = JSON.stringify({ action: { type: 'click', x: 5, y: 5 } });
+  const stepBody = JSON.stringify({ action: { type: 'click', x: 600, y: 500 } });
   const rawStep = async () => {
     const res = await fetch(`${base}/act`, {
       method: 'POST',
@@ -96,7 +96,7 @@ try {
     return new Uint8Array(await res.arrayBuffer());
   };
   const tsPosition = await paired(N, rawPosition, () => sb.mouse.getPosition());
-  const tsStep = await paired(Math.max(10, N / 5), rawStep, () => sb.act({ type: 'click', x: 5, y: 5 }));
+  const tsStep = await paired(Math.max(10, N / 5), rawStep, () => sb.act({ type: 'click', x: 600, y: 500 }));
 
   const { stdout } = await run(
     '/usr/bin/python3',

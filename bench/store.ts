@@ -136,6 +136,23 @@ async function rawSelects(readers: number): Promise<Sample> {
   return sample;
 }
 
+/**
+ * The event loop kept busy with plain computation that yields every millisecond: what the
+ * machine's scheduler alone does to the delay of a process that wants the CPU (on a loaded
+ * machine a busy process waits for a core, and every timer with it).
+ */
+async function busyLoop(): Promise<Sample> {
+  const delay = await loopDelayMonitor();
+  const end = performance.now() + (QUICK ? 200 : 1000);
+  let x = 0;
+  while (performance.now() < end) {
+    const slice = performance.now() + 1;
+    while (performance.now() < slice) x = (x * 31 + 7) % 1_000_003;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return { perSec: x * 0, latenciesMs: [], loopDelayP99Ms: await delay.p99() };
+}
+
 /** The event loop with nothing else running: this machine's own noise in the delay column. */
 async function idleLoop(): Promise<Sample> {
   const delay = await loopDelayMonitor();
@@ -215,6 +232,7 @@ function cases(): Case[] {
     return full;
   };
   add({ what: 'event loop idle (baseline)', sync: '-', run: idleLoop, delayOnly: true });
+  add({ what: 'event loop busy, yielding every 1 ms (baseline)', sync: '-', run: busyLoop, delayOnly: true });
   for (const sync of ['FULL', 'NORMAL'] as const) {
     const raw = add({ what: 'raw node:sqlite INSERT (1 writer)', sync, run: () => rawInserts(sync, 1) });
     add({ what: 'raw node:sqlite INSERT (4 writers)', sync, run: () => rawInserts(sync, 4), base: raw });

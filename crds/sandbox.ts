@@ -1,7 +1,13 @@
 import Type, { type Static } from 'typebox';
 import { doc, DateTime, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
 
-export const SANDBOX_ID_PATTERN = '^sb-[0-9a-f]{32}$';
+/**
+ * A sandbox id: `sb-` and 32 hex digits (128 random bits, api/services/sandboxes.ts). The one
+ * definition: schemas take the pattern, routes and proxies the RegExp, paths compose the body.
+ */
+export const SANDBOX_ID_BODY = 'sb-[0-9a-f]{32}';
+export const SANDBOX_ID_PATTERN = `^${SANDBOX_ID_BODY}$`;
+export const SANDBOX_ID = new RegExp(SANDBOX_ID_PATTERN);
 export const SANDBOX_PHASES = ['pending', 'booting', 'running', 'completing', 'failed'] as const;
 export type SandboxPhase = (typeof SANDBOX_PHASES)[number];
 

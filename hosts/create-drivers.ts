@@ -1,16 +1,17 @@
 // The host drivers a sandbay process runs, by the `--host-driver` it was started with.
 import { join } from 'node:path';
 import type { DriverKind } from '../crds/index.ts';
-import { DriverError, type Driver } from './driver.ts';
+import type { Driver } from './driver.ts';
 import { createLinuxDriver } from './linux/index.ts';
 import { createSimDriver } from './sim/index.ts';
+import { createTartDriver } from './tart/index.ts';
 
 export type Drivers = Partial<Record<DriverKind, Driver>>;
 
 /**
  * The drivers for `kind`, keeping their state under `dataDir`. `linux` makes this machine one Mac of
  * real desktops; `sim` runs in-memory Macs for scale and fault tests (never a claim about real hosts).
- * The `tart` driver (Mac minis over SSH) is not part of this build: asking for it fails clearly.
+ * `tart` drives Mac minis over SSH (hosts/tart, docs/mac.md).
  */
 export function createDrivers(kind: DriverKind, dataDir: string, log?: (msg: string) => void): Drivers {
   switch (kind) {
@@ -19,7 +20,7 @@ export function createDrivers(kind: DriverKind, dataDir: string, log?: (msg: str
     case 'sim':
       return { sim: createSimDriver() };
     case 'tart':
-      throw new DriverError('missing_tool', 'the tart host driver is not available in this build of sandbay');
+      return { tart: createTartDriver({ dataDir }) };
   }
 }
 

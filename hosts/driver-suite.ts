@@ -18,8 +18,13 @@ export interface DriverSuiteOptions {
   name: string;
   /** A fresh driver; the suite closes it at the end. */
   newDriver: () => Driver | Promise<Driver>;
-  /** The host the suite works on; it must start without VMs. */
-  hostRef: HostRef;
+  /** The host the suite works on (or how to find it once set up); it must start without VMs. */
+  hostRef: HostRef | (() => HostRef);
+  /**
+   * Parts the driver does not offer yet: the suite then checks that it says so (`missing_tool`)
+   * instead of the behaviour. Say so in the driver's docs too.
+   */
+  notImplemented?: 'delta'[];
 }
 
 const SPLIT = IMAGES.split.name;
@@ -51,7 +56,7 @@ export function runDriverSuite(o: DriverSuiteOptions): void {
     beforeAll(async () => {
       tmp = mkdtempSync(join(tmpdir(), `sandbay-suite-${o.name}-`));
       driver = await o.newDriver();
-      host = driver.host(o.hostRef);
+      host = driver.host(typeof o.hostRef === 'function' ? o.hostRef() : o.hostRef);
       expect(await host.listVms()).toEqual([]);
     });
 
@@ -183,6 +188,16 @@ export function runDriverSuite(o: DriverSuiteOptions): void {
     });
 
     it('carries a disk delta to a stopped VM of the same image, and only of that image', async () => {
+      if (o.notImplemented?.includes('delta')) {
+        await host.createVm(vm('src'));
+        await expect(host.exportDelta('src', join(tmp, 'src.delta'))).rejects.toMatchObject({
+          code: 'missing_tool',
+        });
+        await expect(host.importDelta('src', join(tmp, 'src.delta'))).rejects.toMatchObject({
+          code: 'missing_tool',
+        });
+        return;
+      }
       await host.createVm(vm('src'));
       await host.startVm('src');
       await host.guest('src').putFile('docs/delta.txt', Buffer.from('carried'));

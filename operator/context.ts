@@ -61,12 +61,12 @@ export function sandboxKeyOf(sandbox: Sandbox): string {
   return `${sandbox.metadata.namespace ?? ''}/${sandbox.metadata.name}`;
 }
 
-export function createInformers(store: Store, logger: Logger): Informers {
+export function createInformers(store: Store, logger?: Logger): Informers {
   const inf = <
     T extends Mini | VM | Reservation | Sandbox | Snapshot | ApiKey | Rate | Account | Task | Replay,
   >(
     kind: string,
-  ) => new Informer<T>({ store, kind, logger });
+  ) => new Informer<T>({ store, kind, ...(logger && { logger }) });
   const informers: Informers = {
     minis: inf<Mini>('Mini'),
     vms: inf<VM>('VM'),

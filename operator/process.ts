@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { DriverKind } from '../crds/index.ts';
-import { closeDrivers, createDrivers } from '../hosts/create-drivers.ts';
+import { closeDrivers, createDrivers, type Drivers } from '../hosts/create-drivers.ts';
 import { openStore, type StoreChoice } from '../store/open-store.ts';
 import { startOperator, type RunningOperator } from './index.ts';
 import { LeaderElector } from './runtime/leader.ts';
@@ -31,6 +31,13 @@ export interface OperatorProcessOptions {
   healthPort?: number;
   host?: string;
   logger: Logger;
+  /** The rates file seeded into a store without Rates (default config/rates.yaml). */
+  rates?: string;
+  /**
+   * Opens the host drivers; called on winning the Lease and closed on losing it, so that only the
+   * leader holds connections to the Macs. Default: the drivers of `hostDriver`.
+   */
+  openDrivers?: () => Drivers | Promise<Drivers>;
 }
 
 export interface RunningOperatorProcess {
@@ -50,10 +57,10 @@ export async function startOperatorProcess(opts: OperatorProcessOptions): Promis
     ...(opts.kubeconfig !== undefined && { kubeconfig: opts.kubeconfig }),
     ...(opts.context !== undefined && { context: opts.context }),
   });
-  const drivers = createDrivers(opts.hostDriver, dataDir, (msg) =>
-    log.info({ driver: opts.hostDriver }, msg),
-  );
-  let operator: RunningOperator | undefined;
+  const openDrivers =
+    opts.openDrivers ??
+    (() => createDrivers(opts.hostDriver, dataDir, (msg) => log.info({ driver: opts.hostDriver }, msg)));
+  let operator: { running: RunningOperator; drivers: Drivers } | undefined;
   let starting: Promise<void> | undefined;
   let ready = false;
 
@@ -68,11 +75,18 @@ export async function startOperatorProcess(opts: OperatorProcessOptions): Promis
     logger: log,
     onStartedLeading: () => {
       starting = (async () => {
-        const running = await startOperator({ store, drivers, blobDir: join(dataDir, 'blobs'), logger: log });
+        const drivers = await openDrivers();
+        const running = await startOperator({
+          store,
+          drivers,
+          blobDir: join(dataDir, 'blobs'),
+          logger: log,
+          ...(opts.rates !== undefined && { seedRates: opts.rates }),
+        });
+        operator = { running, drivers };
         // Lost the Lease while starting: stop what just started.
-        if (!elector.isLeader) await running.stop();
-        else operator = running;
-        ready = true;
+        if (!elector.isLeader) await stopOperator();
+        else ready = true;
       })().catch((err: unknown) => {
         log.error({ err: (err as Error).message }, 'the operator failed to start');
       });
@@ -80,11 +94,16 @@ export async function startOperatorProcess(opts: OperatorProcessOptions): Promis
     onStoppedLeading: async () => {
       ready = false;
       await starting;
-      const running = operator;
-      operator = undefined;
-      await running?.stop();
+      await stopOperator();
     },
   });
+  async function stopOperator(): Promise<void> {
+    const current = operator;
+    operator = undefined;
+    if (!current) return;
+    await current.running.stop();
+    await closeDrivers(current.drivers);
+  }
 
   const server = probeServer(() => !elector.isLeader || ready);
   await new Promise<void>((resolveListen, reject) => {
@@ -101,7 +120,6 @@ export async function startOperatorProcess(opts: OperatorProcessOptions): Promis
     async close() {
       await new Promise<void>((r) => server.close(() => r()));
       await elector.stop();
-      await closeDrivers(drivers);
       await store.close();
     },
   };

@@ -43,7 +43,7 @@ while [ "$i" -le "$n" ]; do
   else
     echo "run $i: FAILED"
     # vitest: each failed test's header line, then the first line of its error.
-    failures=$(awk '/^ *FAIL / { print "  " $0; getline; while ($0 ~ /^ *$/) getline; print "    " $0 }' "$log")
+    failures=$(awk '/^ *FAIL / { print "  " $0; while ((getline line) > 0) if (line !~ /^ *$/) { print "    " line; break } }' "$log")
     if [ -n "$failures" ]; then
       printf '%s\n' "$failures"
     else

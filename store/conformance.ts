@@ -9,6 +9,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AnyResource, ObjectMeta } from '../crds/index.ts';
 import { isStoreError, type Store, type StoreError, type WatchEvent, type WatchOptions } from './store.ts';
+import { waitFor } from '../test/support/wait.ts';
 
 export interface ConformanceBackend {
   store: Store;
@@ -68,19 +69,6 @@ function ownedBy(owner: AnyResource): Meta {
   };
 }
 
-/** Resolves once `predicate` holds; fails the test when it still does not after `timeoutMs`. */
-async function waitFor(
-  predicate: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 5000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 async function expectStoreError(p: Promise<unknown>, code: StoreError['code']): Promise<StoreError> {
   const err = await p.then(
     () => undefined,
@@ -114,11 +102,12 @@ function collect(store: Store, kind: string, opts: WatchOptions): Collector {
     events,
     done: watch.done,
     stop: () => watch.stop(),
-    until: (type, name) =>
-      waitFor(
+    until: async (type, name) => {
+      await waitFor(
         () => events.some((e) => e.type === type && e.object.metadata.name === name),
         `${type} ${name}`,
-      ),
+      );
+    },
     summary: () => events.map((e) => `${e.type} ${e.object.metadata.name}`),
   };
 }

@@ -2,11 +2,10 @@
 // lifecycle, capacity refusals, snapshots, viewer tokens, and the system endpoints.
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Mini, Reservation, Sandbox } from '../crds/index.ts';
+import { SANDBOX_ID as SB_ID, type Mini, type Reservation, type Sandbox } from '../crds/index.ts';
 import { buildAdminRoutes } from '../api/app.ts';
 import { resourceCounts, seedAccount, startApiStack, waitFor, type ApiStack } from './api-harness.ts';
 
-const SB_ID = /^sb-[0-9a-f]{32}$/;
 let s: ApiStack;
 let acme: string;
 let other: string;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_VERSION } from '../crds/index.ts';
+import { API_VERSION, SANDBOX_ID } from '../crds/index.ts';
 import { ZERO_TIMINGS } from './operator-fixtures.ts';
 import { createBlobStore, type BlobStore } from '../operator/blob-store.ts';
 import { seedAccount, startApiStack, tempDir, waitFor, type ApiStack, type TempDir } from './api-harness.ts';
@@ -240,7 +240,7 @@ describe('replays', () => {
     expect(start.statusCode).toBe(201);
     const started = start.json<ReplayWire>();
     expect(started.id).toMatch(/^rp-[0-9a-f]{32}$/);
-    expect(started.sandbox_id).toMatch(/^sb-[0-9a-f]{32}$/);
+    expect(started.sandbox_id).toMatch(SANDBOX_ID);
     expect(['pending', 'running', 'completed']).toContain(started.status);
 
     const done = await settled(started.id);

@@ -7,13 +7,9 @@
 //   node test/crash-child.ts <dir> check   settles, prints `REPORT <json>`, deletes every sandbox,
 //                                          waits for the pools, prints `FINAL <json>`, exits
 //
-// The sim's Macs live in memory, but real Macs outlive a crash of the control plane. So the sim is
-// journaled: after every host operation that changes a VM (whether it succeeded or failed), the
-// state of every sim Mac is written to `sim-state.json` (write + rename), before the operator hears
-// back. On start the journal is replayed into a fresh sim (each VM cloned again, booted if it was
-// running). A host never knows less than the store says it did; it may know more (an operation
-// that finished just before the kill), which is what the operator must reconcile.
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+// The sim's Macs live in memory, but real Macs outlive a crash of the control plane: the sim is
+// journaled to `sim-state.json` (test/support/journaled-sim.ts) and replayed on start.
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   API_VERSION,
@@ -23,23 +19,12 @@ import {
   type Sandbox,
   type VM,
 } from '../crds/index.ts';
-import type { Driver, Host, HostRef } from '../hosts/driver.ts';
-import { createSimDriver } from '../hosts/sim/index.ts';
+import { journaledSim } from './support/journaled-sim.ts';
 import { startOperator, type RunningOperator } from '../operator/index.ts';
 import { pino } from 'pino';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite-store.ts';
 
 const MINIS = 6;
-const TIMINGS = {
-  cloneMs: 15,
-  bootMs: 25,
-  resizeMs: 5,
-  stopMs: 10,
-  deleteMs: 10,
-  exportMs: 10,
-  importMs: 10,
-};
-const MUTATING = new Set(['createVm', 'resizeVm', 'startVm', 'stopVm', 'deleteVm', 'importDelta']);
 const SIZES: Partial<Sandbox['spec']>[] = [
   {},
   {},
@@ -47,74 +32,6 @@ const SIZES: Partial<Sandbox['spec']>[] = [
   { cpu: 7, memoryGiB: 8 },
   { cpu: 2, memoryGiB: 4 },
 ];
-
-interface JournalVm {
-  name: string;
-  image: string;
-  cpu: number;
-  memoryGiB: number;
-  state: string;
-}
-type Journal = Record<string, { ref: HostRef; vms: JournalVm[] }>;
-
-async function journaledSim(
-  file: string,
-): Promise<Driver & { addresses(): string[]; inspect: ReturnType<typeof createSimDriver>['inspect'] }> {
-  const sim = createSimDriver({ timings: TIMINGS });
-  const refs = new Map<string, HostRef>();
-  const save = () => {
-    const journal: Journal = {};
-    for (const [address, ref] of refs) {
-      const vms = sim.inspect(address)?.vms ?? [];
-      journal[address] = {
-        ref,
-        vms: vms.map(({ name, image, cpu, memoryGiB, state }) => ({ name, image, cpu, memoryGiB, state })),
-      };
-    }
-    writeFileSync(`${file}.tmp`, JSON.stringify(journal));
-    renameSync(`${file}.tmp`, file);
-  };
-  if (existsSync(file)) {
-    const journal = JSON.parse(readFileSync(file, 'utf8')) as Journal;
-    for (const { ref, vms } of Object.values(journal)) {
-      refs.set(ref.address, ref);
-      const host = sim.host(ref);
-      for (const vm of vms) await host.createVm(vm);
-      // Only a completed start counts: `starting` had not answered yet, `stopping` had not finished.
-      for (const vm of vms)
-        if (vm.state === 'running' || vm.state === 'stopping') await host.startVm(vm.name);
-    }
-  }
-  const wrap = (host: Host): Host =>
-    new Proxy(host, {
-      get(target, prop, receiver) {
-        const value = Reflect.get(target, prop, receiver) as unknown;
-        if (typeof value !== 'function') return value;
-        const fn = value as (...args: unknown[]) => unknown;
-        if (!MUTATING.has(String(prop))) return fn.bind(target);
-        return async (...args: unknown[]) => {
-          try {
-            return await fn.apply(target, args);
-          } finally {
-            save();
-          }
-        };
-      },
-    });
-  return {
-    kind: 'sim',
-    host(ref) {
-      const fresh = !refs.has(ref.address);
-      refs.set(ref.address, ref);
-      const host = wrap(sim.host(ref));
-      if (fresh) save();
-      return host;
-    },
-    close: () => sim.close(),
-    addresses: () => sim.addresses(),
-    inspect: (address) => sim.inspect(address),
-  };
-}
 
 async function createIfMissing<T extends Mini | Account | Reservation>(
   store: SqliteStore,

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_ID } from '../crds/index.ts';
 import { createLinuxDriver } from '../hosts/linux/index.ts';
 
 const BIN = join(import.meta.dirname, '..', 'cli', 'bin.ts');
@@ -127,7 +128,7 @@ describe('sandbay server on the linux driver, as the README walks it', () => {
     expect(created).toMatchObject({ boot: 'warm', cpu: 5, memory_gib: 8 });
     sandboxId = created.sandbox_id as string;
     vmIp = created.vm_ip as string;
-    expect(sandboxId).toMatch(/^sb-[0-9a-f]{32}$/);
+    expect(sandboxId).toMatch(SANDBOX_ID);
     expect(vmIp).toMatch(/^127\.0\.1\.\d+$/);
   });
 

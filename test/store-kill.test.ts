@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AnyResource } from '../crds/index.ts';
 import { openSqliteStore } from '../store/sqlite-store.ts';
+import { waitFor } from './support/wait.ts';
 
 const WRITER = join(import.meta.dirname, 'fixtures', 'store-writer.ts');
 
@@ -45,18 +46,21 @@ function exited(child: ChildProcessWithoutNullStreams): Promise<void> {
 }
 
 /** Waits until `predicate` holds; fails when a writer exits on an error or after `ms`. */
-function until(lines: () => string[], predicate: () => boolean, what: string, ms = 30_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const deadline = Date.now() + ms;
-    const check = (): void => {
+async function until(
+  lines: () => string[],
+  predicate: () => boolean,
+  what: string,
+  ms = 30_000,
+): Promise<void> {
+  await waitFor(
+    () => {
       const failure = lines().find((l) => l.startsWith('exited '));
-      if (failure) reject(new Error(`writer ${failure}`));
-      else if (predicate()) resolve();
-      else if (Date.now() > deadline) reject(new Error(`timed out waiting for ${what}`));
-      else setTimeout(check, 5);
-    };
-    check();
-  });
+      if (failure) throw new Error(`writer ${failure}`);
+      return predicate();
+    },
+    what,
+    ms,
+  );
 }
 
 describe('sqlite store across processes', () => {

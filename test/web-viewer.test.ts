@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Reservation, Sandbox } from '../crds/index.ts';
+import { SANDBOX_ID_BODY, type Reservation, type Sandbox } from '../crds/index.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import { loadViewerSecret, VIEWER_TOKEN_TTL_MS, ViewerTokens } from '../api/viewer-token.ts';
 import { createLinuxDriver } from '../hosts/linux/index.ts';
@@ -47,7 +47,7 @@ const on = (rest: string) => `/v1/sandboxes/${sb}${rest}`;
 
 /** The live view of a `vnc_url`, by the rule docs/live-view.md gives. */
 function liveViewUrl(vncUrl: string): string {
-  const m = /^\/v1\/sandboxes\/(sb-[0-9a-f]{32})\/vnc\?token=([^&]+)$/.exec(vncUrl);
+  const m = new RegExp(`^/v1/sandboxes/(${SANDBOX_ID_BODY})/vnc\\?token=([^&]+)$`).exec(vncUrl);
   if (!m) throw new Error(`not a vnc_url: ${vncUrl}`);
   return `${server.url}/view/${m[1]}?token=${m[2]}`;
 }

@@ -7,10 +7,9 @@
 // served with a strict Content-Security-Policy and `Referrer-Policy: no-referrer`, because its URL
 // carries the token.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { SANDBOX_ID } from '../../crds/sandbox.ts';
 import { ApiError } from '../errors.ts';
 import { loadNoVnc, loadPage, type StaticFile } from '../viewer-assets.ts';
-
-export const SANDBOX_ID_PATTERN = /^sb-[0-9a-f]{32}$/;
 
 /**
  * Scripts, styles and images from this origin only (noVNC draws the remote cursor from a data: URL);
@@ -43,7 +42,7 @@ export const viewerPage: FastifyPluginAsync = async (app) => {
   });
 
   app.get<{ Params: { sandboxID: string } }>('/view/:sandboxID', PAGE_ROUTE_OPTIONS, (request, reply) => {
-    if (!SANDBOX_ID_PATTERN.test(request.params.sandboxID)) {
+    if (!SANDBOX_ID.test(request.params.sandboxID)) {
       return reply.code(404).send(new ApiError('sandbox_not_found').toJSON());
     }
     // The URL holds a token: nothing of this response may be kept by a cache.

@@ -7,11 +7,9 @@ import {
   type Mini,
   type Rate,
   type Reservation,
-  type Sandbox,
-  type VM,
   type WarmSlot,
 } from '../../crds/index.ts';
-import { miniView, sandboxUse } from '../../operator/scheduler/index.ts';
+import { holdsPlace, miniView, sandboxUse } from '../../operator/scheduler/index.ts';
 import type { Principal } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import type { ApiContext } from './context.ts';
@@ -45,7 +43,7 @@ export async function platforms(ctx: ApiContext, principal: Principal, reservati
   const reservation = await reservationOf(ctx, principal, reservationId);
   return {
     models,
-    reservation: reservation ? await reservationCatalog(ctx, reservation, minis.items) : null,
+    reservation: reservation ? reservationCatalog(ctx, reservation, minis.items) : null,
   };
 }
 
@@ -62,14 +60,12 @@ async function reservationOf(
   return active[0];
 }
 
-async function reservationCatalog(ctx: ApiContext, reservation: Reservation, allMinis: Mini[]) {
+function reservationCatalog(ctx: ApiContext, reservation: Reservation, allMinis: Mini[]) {
   const names = new Set(reservation.status?.minis ?? []);
   const minis = allMinis.filter((m) => names.has(m.metadata.name));
-  const [vms, sandboxes] = await Promise.all([
-    ctx.store.list<VM>('VM'),
-    ctx.store.list<Sandbox>('Sandbox', { namespace: reservation.metadata.namespace! }),
-  ]);
-  const uses = sandboxes.items.flatMap((s) => sandboxUse(s) ?? []);
+  const fleet = ctx.reads.fleetOf(names);
+  // The scheduler's rule of who holds a place: a failed or deleted sandbox frees its room.
+  const uses = fleet.sandboxes.flatMap((s) => (holdsPlace(s) ? (sandboxUse(s) ?? []) : []));
   const images = new Map<string, number>();
   const miniWire = minis.map((m) => {
     const view = miniView(m);
@@ -78,7 +74,7 @@ async function reservationCatalog(ctx: ApiContext, reservation: Reservation, all
     const onMac = uses.filter((u) => u.mini === m.metadata.name);
     const usedCpu = onMac.reduce((n, u) => n + u.cpu, 0);
     const usedMem = onMac.reduce((n, u) => n + u.memoryGiB, 0);
-    const warm = vms.items.filter(
+    const warm = fleet.vms.filter(
       (vm) => vm.spec.mini === m.metadata.name && vm.status?.phase === 'warm' && !vm.spec.sandbox,
     );
     return {

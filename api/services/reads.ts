@@ -1,37 +1,53 @@
-// The API's reads of the resources every request touches (keys, reservations, sandboxes, Macs),
-// served from informers: an in-memory copy kept current by the store's watch, so an authenticated
-// request costs no store round trip. Consistency:
+// The API's reads of the resources requests touch (keys, reservations, sandboxes, Macs, VMs,
+// snapshots), served from informers: an in-memory copy kept current by the store's watch, so an
+// authenticated request or a create's capacity check costs no store round trip. When the operator
+// runs in the same process the API reads the operator's own informers (`sandbay server`): the
+// scheduler then sees the same caches whether the API or the reconciler asks. Consistency:
 // - a miss falls through to the store, so a key or sandbox written a moment ago by someone else
 //   (the CLI, another replica) is found before its watch event arrives;
 // - a hit may lag the store by one watch delivery (milliseconds), as any Kubernetes client cache;
 //   revocations and deletions take effect within that lag;
 // - the API's own writes wait until the cache has them (`synced`), so a client that got a 201 or a
 //   204 never reads an older state afterwards (read-your-writes).
-import type { AnyResource, ApiKey, Mini, Reservation, Sandbox } from '../../crds/index.ts';
-import { Informer } from '../../operator/runtime/informer.ts';
+import type { AnyResource, ApiKey, Mini, Reservation, Sandbox, Snapshot, VM } from '../../crds/index.ts';
+import { createInformers, Indexes, type Informers } from '../../operator/context.ts';
+import type { Informer } from '../../operator/runtime/informer.ts';
 import { keyOf, type Store } from '../../store/store.ts';
 
-const CACHED = ['ApiKey', 'Reservation', 'Sandbox', 'Mini'] as const;
-type CachedKind = (typeof CACHED)[number];
+const CACHED = {
+  ApiKey: 'apiKeys',
+  Reservation: 'reservations',
+  Sandbox: 'sandboxes',
+  Mini: 'minis',
+  VM: 'vms',
+  Snapshot: 'snapshots',
+} as const satisfies Record<string, keyof Informers>;
+type CachedKind = keyof typeof CACHED;
 
 export class CachedReads {
   readonly #store: Store;
-  readonly #informers: Record<CachedKind, Informer>;
+  readonly #informers: Informers;
+  /** Whether the informers are this object's own (started and stopped here) or the operator's. */
+  readonly #owned: boolean;
 
-  constructor(store: Store) {
+  /** `informers`: the operator's, already started; without, the API keeps its own. */
+  constructor(store: Store, informers?: Informers) {
     this.#store = store;
-    this.#informers = Object.fromEntries(
-      CACHED.map((kind) => [kind, new Informer({ store, kind })]),
-    ) as Record<CachedKind, Informer>;
+    this.#owned = informers === undefined;
+    this.#informers = informers ?? createInformers(store);
+  }
+
+  #cached(): Informer[] {
+    return Object.values(CACHED).map((name) => this.#informers[name] as unknown as Informer);
   }
 
   /** Lists and starts watching; resolves once every cache holds the store's current state. */
   async start(): Promise<void> {
-    await Promise.all(Object.values(this.#informers).map((i) => i.start()));
+    await Promise.all(this.#cached().map((i) => i.start()));
   }
 
   stop(): void {
-    for (const i of Object.values(this.#informers)) i.stop();
+    if (this.#owned) for (const i of this.#cached()) i.stop();
   }
 
   apiKey(name: string): Promise<ApiKey | undefined> {
@@ -50,22 +66,45 @@ export class CachedReads {
     return this.#get<Mini>('Mini', name);
   }
 
+  snapshot(namespace: string, name: string): Promise<Snapshot | undefined> {
+    return this.#get<Snapshot>('Snapshot', name, namespace);
+  }
+
   /** Cached sandboxes of a namespace (listing pages; may lag like any hit). */
   sandboxesIn(namespace: string): Sandbox[] {
-    return (this.#informers.Sandbox.list() as Sandbox[]).filter((s) => s.metadata.namespace === namespace);
+    return this.#informers.sandboxes.list().filter((s) => s.metadata.namespace === namespace);
+  }
+
+  /** Cached Macs of these names, their VMs and the sandboxes placed on them: the scheduler's world. */
+  fleetOf(names: Iterable<string>): { minis: Mini[]; vms: VM[]; sandboxes: Sandbox[] } {
+    const minis: Mini[] = [];
+    const vms: VM[] = [];
+    const sandboxes: Sandbox[] = [];
+    for (const name of names) {
+      const mini = this.#informers.minis.get(name);
+      if (mini) minis.push(mini);
+      vms.push(...this.#informers.vms.byIndex(Indexes.vmByMini, name));
+      sandboxes.push(...this.#informers.sandboxes.byIndex(Indexes.sandboxByMini, name));
+    }
+    return { minis, vms, sandboxes };
   }
 
   /** Resolves once the cache reflects a write the API made (the object as the store returned it). */
   async synced(obj: AnyResource): Promise<void> {
-    const informer = this.#informers[obj.kind as CachedKind];
+    const informer = this.#informer(obj.kind);
     if (informer) await informer.waitForResourceVersion(obj.metadata.resourceVersion);
   }
 
   /** Resolves once the cache no longer holds this object (after a delete that removed it at once). */
   async gone(obj: AnyResource): Promise<void> {
-    const informer = this.#informers[obj.kind as CachedKind];
+    const informer = this.#informer(obj.kind);
     const key = keyOf(obj.metadata);
     if (informer) await informer.waitUntil(() => informer.get(key)?.metadata.uid !== obj.metadata.uid);
+  }
+
+  #informer(kind: string): Informer | undefined {
+    const name = CACHED[kind as CachedKind];
+    return name === undefined ? undefined : (this.#informers[name] as unknown as Informer);
   }
 
   async #get<T extends AnyResource>(
@@ -73,7 +112,7 @@ export class CachedReads {
     name: string,
     namespace?: string,
   ): Promise<T | undefined> {
-    const informer = this.#informers[kind];
+    const informer = this.#informer(kind)!;
     const hit = informer.hasSynced()
       ? informer.get(namespace === undefined ? name : `${namespace}/${name}`)
       : undefined;

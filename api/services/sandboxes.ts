@@ -3,17 +3,15 @@
 // reconciler reports `running` or `failed`; delete writes the deletion and lets the reconciler
 // release the VM (finalizer). Reads map the resource to the spec's wire shapes.
 import { randomBytes } from 'node:crypto';
-import { API_VERSION, type Reservation, type Sandbox, type Snapshot, type VM } from '../../crds/index.ts';
+import { API_VERSION, type Reservation, type Sandbox } from '../../crds/index.ts';
 import {
   isScheduleFailure,
-  miniView,
-  sandboxUse,
-  schedule,
+  scheduleOn,
+  scheduleRequest,
   sizeFailure,
-  type SandboxUse,
+  snapshotRequest,
   type ScheduleRequest,
 } from '../../operator/scheduler/index.ts';
-import { holdsPlace } from '../../operator/sandbox/choose.ts';
 import type { Principal } from '../auth.ts';
 import { ApiError, isErrorCode } from '../errors.ts';
 import type { SandboxCreate, SandboxCreated, SandboxInfo } from '../schemas/sandboxes.ts';
@@ -72,8 +70,8 @@ export async function createSandbox(
   });
   if (badSize) throw new ApiError(badSize.error, badSize.message);
   const reservation = await reservationForCreate(ctx, principal, body.reservation_id);
-  const request = await scheduleRequest(ctx, principal, body);
-  await refuseAtOnce(ctx, reservation, request);
+  const request = await requestFor(ctx, principal, body);
+  refuseAtOnce(ctx, reservation, request);
 
   const sandbox = await ctx.store.create<Sandbox>({
     apiVersion: API_VERSION,
@@ -99,58 +97,32 @@ export async function createSandbox(
 }
 
 /** The scheduler's request; a restore carries the base image recorded in the snapshot. */
-async function scheduleRequest(
+async function requestFor(
   ctx: ApiContext,
   principal: Principal,
   body: SandboxCreate,
 ): Promise<ScheduleRequest> {
-  const request: ScheduleRequest = {
+  const request = scheduleRequest({
     ...(body.cpu !== undefined && { cpu: body.cpu }),
     ...(body.memory_gib !== undefined && { memoryGiB: body.memory_gib }),
     ...(body.disk_gib !== undefined && { diskGiB: body.disk_gib }),
-  };
-  if (body.snapshot === undefined) return request;
-  const snapshot = await ctx.store.get<Snapshot>({
-    kind: 'Snapshot',
-    namespace: principal.account,
-    name: body.snapshot,
   });
+  if (body.snapshot === undefined) return request;
   // As the reconciler sees it: a snapshot that failed to capture does not exist.
-  if (!snapshot || snapshot.metadata.deletionTimestamp || snapshot.status?.phase === 'failed') {
-    throw new ApiError('snapshot_not_found');
-  }
-  const { phase, baseImage, diskGiB } = snapshot.status ?? {};
-  if (phase !== 'ready' || baseImage === undefined || diskGiB === undefined)
-    throw new ApiError('snapshot_not_ready');
-  return { ...request, snapshot: { baseImage, diskGiB } };
+  const base = snapshotRequest(await ctx.reads.snapshot(principal.account, body.snapshot));
+  if (base === 'not_found') throw new ApiError('snapshot_not_found');
+  if (base === 'not_ready') throw new ApiError('snapshot_not_ready');
+  return { ...request, snapshot: base };
 }
 
 /**
- * Runs the scheduler on what the store holds now and answers its refusal before anything is
- * written. A yes is only advice: the reconciler schedules again and claims by a conditional write.
+ * Runs the scheduler on the cached fleet of the reservation and answers its refusal before
+ * anything is written. A yes is only advice: the reconciler schedules again and claims by a
+ * conditional write.
  */
-async function refuseAtOnce(
-  ctx: ApiContext,
-  reservation: Reservation,
-  request: ScheduleRequest,
-): Promise<void> {
-  const names = new Set(reservation.status?.minis ?? []);
-  const [minis, vms, sandboxes] = await Promise.all([
-    Promise.all([...names].map((name) => ctx.reads.mini(name))),
-    ctx.store.list<VM>('VM'),
-    ctx.store.list<Sandbox>('Sandbox', { namespace: reservation.metadata.namespace! }),
-  ]);
-  const result = schedule({
-    minis: minis.flatMap((m) => (m ? [miniView(m)] : [])),
-    vms: vms.items.filter((vm) => names.has(vm.spec.mini)),
-    // The same rule as the reconciler: a sandbox being deleted or failed holds no place (its VM,
-    // until discarded, still counts as a dirty VM).
-    sandboxes: sandboxes.items.flatMap((s): SandboxUse[] => {
-      const use = holdsPlace(s) ? sandboxUse(s) : undefined;
-      return use && names.has(use.mini) ? [use] : [];
-    }),
-    request,
-  });
+function refuseAtOnce(ctx: ApiContext, reservation: Reservation, request: ScheduleRequest): void {
+  const { minis, vms, sandboxes } = ctx.reads.fleetOf(reservation.status?.minis ?? []);
+  const result = scheduleOn(minis, vms, sandboxes, request);
   if (isScheduleFailure(result)) throw new ApiError(result.error, result.message);
 }
 

@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { SANDBOX_ID_BODY } from '../../crds/sandbox.ts';
 import { ApiError, toApiError } from '../errors.ts';
 import type { ApiMetrics } from '../metrics.ts';
 import type { ApiContext } from '../services/context.ts';
@@ -19,7 +20,7 @@ import { vncTarget } from './vnc-proxy.ts';
 export const ACTIVITY_INTERVAL_MS = 30_000;
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const CLOSE_GRACE_MS = 2_000;
-const PATH = /^\/v1\/sandboxes\/(sb-[0-9a-f]{32})\/(vnc|ssh)$/;
+const PATH = new RegExp(`^/v1/sandboxes/(${SANDBOX_ID_BODY})/(vnc|ssh)$`);
 
 export interface WebSocketProxies {
   /** Open connections. */

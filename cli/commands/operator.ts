@@ -22,6 +22,9 @@ export default class Operator extends Command {
     'host-driver': Flags.string({ description: 'how VMs are run', options: [...DRIVERS], default: 'linux' }),
     'health-port': Flags.integer({ description: 'probe listener port', default: 8082, min: 0, max: 65535 }),
     host: Flags.string({ description: 'address the probe listener binds', default: '127.0.0.1' }),
+    rates: Flags.string({
+      description: 'rates file seeded into a store without Rates (default config/rates.yaml)',
+    }),
     'lease-namespace': Flags.string({
       description: 'namespace of the leader Lease',
       default: 'sandbay-system',
@@ -59,6 +62,7 @@ export default class Operator extends Command {
       leaseDurationMs: flags['lease-duration'] * 1000,
       renewDeadlineMs: flags['renew-deadline'] * 1000,
       retryPeriodMs: flags['retry-period'],
+      ...(flags.rates !== undefined && { rates: flags.rates }),
       logger: pino({ level: process.env.LOG_LEVEL ?? 'info' }),
     });
     process.stderr.write(`sandbay operator: probes on ${running.healthUrl}\n`);

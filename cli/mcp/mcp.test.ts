@@ -136,17 +136,25 @@ describe('over stdio', () => {
 
   it('move, click, double_click, drag, scroll move the pointer', async () => {
     const mouse = sdk.sandbox(id).mouse;
+    // After a click the window manager may hold the pointer a moment (click-to-focus grabs it
+    // synchronously): the X server moves it once released, so the position is awaited.
+    const pointerAt = (x: number, y: number) =>
+      waitFor(async () => {
+        const p = await mouse.getPosition();
+        return p.x === x && p.y === y;
+      }, `the pointer at ${x},${y}`);
     await call(stdio, 'move', { sandbox_id: id, x: 300, y: 200 });
-    expect(await mouse.getPosition()).toEqual({ x: 300, y: 200 });
-    await call(stdio, 'click', { sandbox_id: id, x: 3, y: 790 });
-    expect(await mouse.getPosition()).toEqual({ x: 3, y: 790 });
-    await call(stdio, 'double_click', { sandbox_id: id, x: 5, y: 795 });
-    expect(await mouse.getPosition()).toEqual({ x: 5, y: 795 });
-    await call(stdio, 'drag', { sandbox_id: id, start_x: 10, start_y: 10, end_x: 50, end_y: 60 });
-    expect(await mouse.getPosition()).toEqual({ x: 50, y: 60 });
-    const scrolled = await call(stdio, 'scroll', { sandbox_id: id, x: 90, y: 90, direction: 'left' });
+    await pointerAt(300, 200);
+    // On the wallpaper, away from the panel at the top (its Applications menu would take the focus).
+    await call(stdio, 'click', { sandbox_id: id, x: 600, y: 500 });
+    await pointerAt(600, 500);
+    await call(stdio, 'double_click', { sandbox_id: id, x: 610, y: 510 });
+    await pointerAt(610, 510);
+    await call(stdio, 'drag', { sandbox_id: id, start_x: 600, start_y: 300, end_x: 640, end_y: 350 });
+    await pointerAt(640, 350);
+    const scrolled = await call(stdio, 'scroll', { sandbox_id: id, x: 600, y: 300, direction: 'down' });
     expect(scrolled.value).toEqual({ ok: true });
-    expect(await mouse.getPosition()).toEqual({ x: 90, y: 90 });
+    await pointerAt(600, 300);
   });
 
   it('type, key and hotkey land in a real window found with window_tree; display_info', async () => {

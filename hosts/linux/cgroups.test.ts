@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VmCgroup, detectCgroups } from './cgroups.ts';
 import { ProcessTracker, processLives, run } from './runner.ts';
+import { waitFor } from '../../test/support/wait.ts';
 
 const tracker = new ProcessTracker();
 const dir = mkdtempSync(join(tmpdir(), 'sandbay-cg-'));
@@ -48,7 +49,7 @@ describe('VM cgroups', () => {
       expect(cg.readLimits()).toEqual({ cpu: 1.5, memoryGiB: 2, pidsMax: 64 });
       const cmd = cg.wrap('sh', ['-c', 'sleep 30 & sleep 30 & wait']);
       const proc = await tracker.start(cmd.command, cmd.args);
-      await waitFor(() => cg.pids().length === 3);
+      await waitFor(() => cg.pids().length === 3, 'three processes in the cgroup', 3000);
       const members = cg.pids();
       expect(members).toContain(proc.pid);
       const { stdout } = await run('cat', [`/proc/${proc.pid}/cgroup`]);
@@ -64,11 +65,3 @@ describe('VM cgroups', () => {
     expect(cg.exists()).toBe(false);
   });
 });
-
-async function waitFor(check: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

@@ -29,6 +29,8 @@ export interface SlotClaim extends ClaimOwner {
   vm: string;
   /** Mount points of the VM, so that whoever reclaims a stale slot can unmount them. */
   mounts: string[];
+  /** The driver's userPrefix (the slot's user is `<userPrefix><slot>`); absent in older claims: `sbvm`. */
+  userPrefix?: string;
 }
 
 export function currentOwner(): ClaimOwner {

@@ -29,6 +29,8 @@ export interface ScreenSpec {
   height: number;
   /** Where each process's stderr goes (`<program>.log`). */
   logDir: string;
+  /** Without a cgroup: each process gets SIGKILL when its starter dies (emulated Macs' `tart run`). */
+  pdeathsig?: boolean;
 }
 
 /** Writes a cookie file with one wildcard entry (any address, any display number): `xauth add` without a spawn. */
@@ -86,7 +88,15 @@ function wrapped(s: ScreenSpec, command: string, args: string[], asUser: boolean
   if (!as) return { command, args };
   return {
     command: 'setpriv',
-    args: [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--clear-groups', '--', command, ...args],
+    args: [
+      `--reuid=${as.uid}`,
+      `--regid=${as.gid}`,
+      '--clear-groups',
+      ...(s.pdeathsig ? ['--pdeathsig', 'KILL'] : []),
+      '--',
+      command,
+      ...args,
+    ],
   };
 }
 

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WindowNode } from '../driver.ts';
 import type { LinuxGuest } from './guest.ts';
 import { createLinuxDriver, type LinuxDriver, type LinuxHost } from './index.ts';
+import { waitFor } from '../../test/support/wait.ts';
 
 const run = promisify(execFile);
 
@@ -53,18 +54,16 @@ let guest: LinuxGuest;
 let vmIp: string;
 let host: LinuxHost;
 
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false>,
-  deadlineMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** test/support/wait.ts with the subject first, as these desktop checks read best. */
+function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  return waitFor(probe, what, timeoutMs);
+}
+
+/** Whether a text node in the window's accessibility tree has the keyboard focus. */
+function hasFocusedText(w: WindowNode): boolean {
+  const walk = (n: WindowNode): boolean =>
+    (n.role === 'text' && n.focused === true) || (n.children ?? []).some(walk);
+  return walk(w);
 }
 
 async function windowNamed(title: string): Promise<WindowNode | undefined> {
@@ -285,7 +284,12 @@ describe('desktop', () => {
     expect(JSON.stringify(withTree.children)).toContain('"role":"text"');
     await guest.click(win.x + 100, win.y + 100);
     // Keys go to the focused window: typed before the window manager has focused it, they are lost.
-    await until('Typing Test focused', async () => (await windowNamed('Typing Test'))?.focused === true);
+    // The window manager marks it active (_NET_ACTIVE_WINDOW) before a GTK app, asked to take the
+    // focus (WM_TAKE_FOCUS), has it: wait until the text view itself says it has the focus.
+    await until('Typing Test focused', async () => {
+      const w = await windowNamed('Typing Test');
+      return w?.focused === true && hasFocusedText(w);
+    });
     // More distinct characters outside the keyboard map than it has spare keycodes (~19): bindings
     // are recycled while typing, at full speed (no delay).
     const text = 'Hello, wörld ✓ ünïcödé αβγδεζηθικλμνξοπρστυφχψω 日本語のテキスト';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLinuxDriver } from './index.ts';
-import { templateFiles } from './image.ts';
+import { keyboardShortcuts, templateFiles } from './image.ts';
 
 describe('the desktop image', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sandbay-image-'));
@@ -20,6 +20,14 @@ describe('the desktop image', () => {
     expect(files.get('.config/autostart/xscreensaver.desktop')).toMatch(/^Hidden=true$/m);
     expect(files.get('.config/mimeapps.list')).toMatch(/^text\/plain=org\.xfce\.mousepad\.desktop$/m);
     expect(files.has('.config/chromium/First Run')).toBe(true);
+  });
+
+  it("keeps XFCE's shortcuts but those on vendor keys, whose keycodes the driver binds characters to", () => {
+    const shortcuts = keyboardShortcuts();
+    expect(shortcuts).toContain('<property name="override" type="bool" value="true"/>');
+    expect(shortcuts).toContain('value="exo-open --launch TerminalEmulator"');
+    expect(shortcuts).not.toMatch(/XF86|HomePage/);
+    expect(keyboardShortcuts('/nonexistent.xml')).toBeUndefined();
   });
 
   it('keeps one desktop: a wheel scroll on the desktop does not switch away from the windows', async () => {

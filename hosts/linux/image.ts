@@ -43,8 +43,9 @@ const XFWM4 = `<?xml version="1.0" encoding="UTF-8"?>
 `;
 
 /**
- * The session: its programs all start at once (XFCE's default starts them one priority group after
- * the other, each waiting for the last to register: about a second more to a ready desktop), without
+ * The session: xfsettingsd first (it resets the keyboard map and the theme as it starts: input sent
+ * meanwhile was lost), then the window manager, the panel and the desktop at once (XFCE's default
+ * starts them one priority group after the other, each waiting for the last to register), without
  * Thunar's daemon (Thunar starts when asked, over D-Bus); no ssh-agent or gpg-agent; nothing saved at
  * exit: every boot is the image.
  */
@@ -73,7 +74,7 @@ const SESSION = `<?xml version="1.0" encoding="UTF-8"?>
       <property name="Client1_Command" type="array">
         <value type="string" value="xfsettingsd"/>
       </property>
-      <property name="Client1_Priority" type="int" value="15"/>
+      <property name="Client1_Priority" type="int" value="10"/>
       <property name="Client1_PerScreen" type="bool" value="false"/>
       <property name="Client2_Command" type="array">
         <value type="string" value="xfce4-panel"/>
@@ -89,6 +90,47 @@ const SESSION = `<?xml version="1.0" encoding="UTF-8"?>
   </property>
 </channel>
 `;
+
+/** XFCE's default keyboard shortcuts, where Debian keeps them. */
+const SHORTCUTS_DEFAULTS = '/etc/xdg/xfce4/xfconf/xfce-perchannel-xml/xfce4-keyboard-shortcuts.xml';
+
+/**
+ * XFCE's application shortcuts without the ones on vendor keys (XF86WWW, XF86Mail, XF86Display,
+ * HomePage). The settings daemon grabs each shortcut's keycode; the driver types characters missing
+ * from the keyboard map by binding them to spare keycodes, which include the vendor keys' (a virtual
+ * keyboard has none): a character bound to a grabbed keycode went to the shortcut, not to the app.
+ * The user's `custom` set with `override` replaces the defaults; undefined without the system file.
+ */
+export function keyboardShortcuts(system = SHORTCUTS_DEFAULTS): string | undefined {
+  let xml: string;
+  try {
+    xml = readFileSync(system, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const defaults =
+    /<property name="commands" type="empty">\s*<property name="default" type="empty">([\s\S]*?)<\/property>\s*<\/property>/.exec(
+      xml,
+    )?.[1];
+  if (defaults === undefined) return undefined;
+  // Each default is one line (`<property name="KEYS" type="string" value="COMMAND"/>`) or a line that
+  // opens one with a child (startup-notify) and its closing line; vendor keys' are one-liners.
+  const kept = defaults
+    .split('\n')
+    .filter((line) => !/^\s*<property name="(?:[^"]*&gt;)?(?:XF86[^"]*|HomePage)" [^>]*\/>\s*$/.test(line))
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<channel name="xfce4-keyboard-shortcuts" version="1.0">
+  <property name="commands" type="empty">
+    <property name="custom" type="empty">
+      <property name="override" type="bool" value="true"/>
+${kept.map((line) => `      ${line}`).join('\n')}
+    </property>
+  </property>
+</channel>
+`;
+}
 
 /** A screensaver would blank the screen an agent looks at after ten idle minutes. */
 const NO_SCREENSAVER = `[Desktop Entry]
@@ -138,7 +180,11 @@ function skel(name: string, fallback: string): string {
 
 /** The files of the template home, the same for every image of this driver. */
 export function templateFiles(): TemplateFile[] {
+  const shortcuts = keyboardShortcuts();
   return [
+    ...(shortcuts === undefined
+      ? []
+      : [{ path: `${XFCONF}/xfce4-keyboard-shortcuts.xml`, content: shortcuts, mode: 0o644 }]),
     { path: '.profile', content: skel('.profile', 'PATH="$HOME/.local/bin:$PATH"\n'), mode: 0o644 },
     { path: '.bashrc', content: skel('.bashrc', ''), mode: 0o644 },
     { path: '.bash_logout', content: skel('.bash_logout', ''), mode: 0o644 },

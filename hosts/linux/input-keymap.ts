@@ -1,10 +1,13 @@
 // keysym → keycode for XTEST, per connection. A keysym the keyboard map lacks (most of Unicode) is
-// bound to a spare keycode (one whose row is empty, or holds only vendor media keys) with
-// ChangeKeyboardMapping, as xdotool does.
+// bound to a spare keycode (one whose row is empty) with ChangeKeyboardMapping, as xdotool does.
+// Not the keycodes of vendor media keys (XF86WWW, XF86Mail, …), though a virtual keyboard has no
+// such keys: a desktop session grabs them by keycode to launch apps (XFCE does), the grab stays on
+// the keycode when it is rebound, and a character typed there went to the grabber (tried: `χ` and
+// `語` were lost every time).
 // Unlike xdotool, the binding is kept (reused, evicted least-recently-used) rather than reverted
 // right after the keystroke: a client that looks the keycode up after the revert would see the
-// wrong character. Xvfb's map has ~114 spare keycodes, so a text with more distinct unmapped
-// characters (CJK) rebinds them, pausing before it reuses a keycode typed since the last pause.
+// wrong character. Xvfb's map has ~19 spare keycodes, so a text with more distinct unmapped
+// characters (Greek, CJK) rebinds them, pausing before it reuses a keycode typed since the last pause.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DriverError } from '../driver.ts';
 import type { X11Connection } from './x11-connection.ts';
@@ -28,16 +31,6 @@ interface MappingNotify {
  * characters in place of earlier ones).
  */
 const REBIND_PAUSE_MS = 200;
-
-/**
- * XFree86 vendor keysyms (media, launch and VT-switch keys: 0x1008FE00–0x1008FFFF). A virtual
- * keyboard has no such keys, so their ~95 keycodes count as spare too (with the ~19 empty ones):
- * a text then rebinds, and pauses, only after ~114 distinct unmapped characters, not ~19. A vendor
- * key pressed later is bound again like any other keysym missing from the map.
- */
-function isVendorKeysym(keysym: number): boolean {
-  return keysym >= 0x1008fe00 && keysym <= 0x1008ffff;
-}
 
 /** The server's MappingNotify `request` value for a keyboard mapping change. */
 const MAPPING_KEYBOARD = 1;
@@ -83,7 +76,7 @@ export class Keymap {
     this.#spare = [];
     this.#rows.forEach((row, i) => {
       const keycode = conn.minKeycode + i;
-      if (!bound.has(keycode) && row.every((ks) => ks === 0 || isVendorKeysym(ks))) this.#spare.push(keycode);
+      if (!bound.has(keycode) && row.every((ks) => ks === 0)) this.#spare.push(keycode);
     });
     this.#stale = false;
   }

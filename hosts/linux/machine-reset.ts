@@ -8,7 +8,7 @@
 // VM user when its name, home and comment are the driver's (vm-user.ts), a mount when its source is
 // one of the driver's (`sandbay-home`, `sandbay-disk`, see overlay.ts), a cgroup when it is under
 // the driver's `sandbay/` parent.
-import { readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectCgroups, VmCgroup, type CgroupLayout } from './cgroups.ts';
 import {
@@ -35,6 +35,12 @@ export interface ResetOptions {
   homeRoot?: string;
   /** Also slots whose driver process is alive (it loses its VMs). Default: left alone. */
   force?: boolean;
+  /**
+   * Only VMs whose driver's data dir is gone as well (a finished test's), not those of a driver
+   * that died with its data dir in place: a restarted driver adopts those (adopt.ts), and a test of
+   * that may be under way in a concurrent run. For the end of `npm test`.
+   */
+  abandonedOnly?: boolean;
   log?: (line: string) => void;
 }
 
@@ -102,18 +108,18 @@ export async function resetMachine(opts: ResetOptions = {}): Promise<ResetReport
   const mounts = driverMounts();
   const slots = new SlotRegistry(globalDir);
   const users = vmUsers(prefix, homeRoot);
+  // Claims of drivers with another user prefix are theirs to reset.
+  const claims = slots.all().filter((c) => (c.userPrefix ?? 'sbvm') === prefix);
   const slotNumbers = new Set([
-    ...slots.all().map((c) => c.slot),
+    ...claims.map((c) => c.slot),
     ...users.map((u) => u.slot),
     ...(cgroups ? cgroupSlots(cgroups, prefix) : []),
   ]);
-  const kept = new Set<string>();
 
   for (const slot of [...slotNumbers].sort((a, b) => a - b)) {
-    const held = takeSlot(slots, slot, opts.force ?? false);
+    const held = takeSlot(slots, slot, prefix, opts);
     if (!held) {
       report.skipped.push(slot);
-      for (const m of slots.read(slot)?.mounts ?? []) kept.add(m);
       continue;
     }
     try {
@@ -149,8 +155,10 @@ export async function resetMachine(opts: ResetOptions = {}): Promise<ResetReport
     }
   }
 
-  // Disk mounts of VMs whose claim is gone (a data dir deleted under a live mount).
-  const orphans = mounts.filter((m) => !kept.has(m) && !report.mounts.includes(m) && isMounted(m));
+  // Mounts no claim lists (their VM's claim is gone: a data dir deleted under a live mount). A
+  // claim lists its mounts before they are made, so a mount seen at the start is in its claim.
+  const claimed = new Set(slots.all().flatMap((c) => c.mounts));
+  const orphans = mounts.filter((m) => !claimed.has(m) && !report.mounts.includes(m) && isMounted(m));
   if (orphans.length > 0) {
     await unmount(...orphans);
     report.mounts.push(...orphans);
@@ -159,25 +167,36 @@ export async function resetMachine(opts: ResetOptions = {}): Promise<ResetReport
 }
 
 /**
- * Claims `slot` for the reset (a claim file of this process): taken over from a dead owner, or
- * from a live one with `force`; undefined when a live driver holds it.
+ * Claims `slot` for the reset (a claim file of this process): free, taken over from a dead owner,
+ * or from a live one with `force`; undefined when the slot is not the reset's to take.
  */
 function takeSlot(
   slots: SlotRegistry,
   slot: number,
-  force: boolean,
+  prefix: string,
+  opts: ResetOptions,
 ): { previous: SlotClaim | undefined } | undefined {
-  const mine: SlotClaim = { ...currentOwner(), slot, dataDir: '', host: '', vm: 'reset', mounts: [] };
+  const mine: SlotClaim = {
+    ...currentOwner(),
+    slot,
+    dataDir: '',
+    host: '',
+    vm: 'reset',
+    mounts: [],
+    userPrefix: prefix,
+  };
   for (let attempt = 0; attempt < 3; attempt++) {
     if (createExclusive(slots.file(slot), mine)) return { previous: undefined };
     const current = slots.read(slot);
     if (!current) continue; // released meanwhile
-    if (ownerAlive(current) && !force) return undefined;
+    if ((current.userPrefix ?? 'sbvm') !== prefix) return undefined;
     if (ownerAlive(current)) {
+      if (!opts.force) return undefined;
       // force: the live driver's VM goes too (its claim is replaced by the reset's).
       replaceFile(slots.file(slot), mine);
       return { previous: current };
     }
+    if (opts.abandonedOnly && current.dataDir !== '' && existsSync(current.dataDir)) return undefined;
     const taken = slots.takeStale(current);
     if (taken && createExclusive(slots.file(slot), mine)) return { previous: taken };
   }

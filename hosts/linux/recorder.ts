@@ -2,7 +2,7 @@
 // spawned with an argument array and the VM's own display cookie. Stopping sends SIGINT, on which
 // ffmpeg finishes the file (writes the index), so an MP4 is playable whichever process stops it —
 // also a restarted server that finds a recorder it did not start (it checks /proc first).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -10,6 +10,7 @@ import { DriverError, type RecordingInfo } from '../driver.ts';
 import { detectCgroups, VmCgroup } from './cgroups.ts';
 import { hasControlChars } from './files.ts';
 import { newRecordingId, publicInfo, RecordingStore, type RecordingMeta } from './recorder-store.ts';
+import { run, spawnTool } from './runner.ts';
 
 export interface RecorderTarget {
   display: string;
@@ -186,7 +187,7 @@ export class Recorder {
       cgroups && !('missing' in cgroups)
         ? new VmCgroup(cgroups, t.cgroupPath as string).wrap('ffmpeg', args)
         : { command: 'ffmpeg', args };
-    return spawn(cmd.command, cmd.args, {
+    return spawnTool(cmd.command, cmd.args, {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', DISPLAY: display, XAUTHORITY: t.xauthority },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -284,17 +285,12 @@ async function isRecorderOf(pid: number, file: string): Promise<boolean> {
 }
 
 /** The MP4's duration by ffprobe, or undefined when the file is missing or not a valid MP4. */
-function probeDuration(file: string): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    const p = spawn('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    let out = '';
-    p.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    p.on('error', () => resolve(undefined));
-    p.on('close', (code) => {
-      const d = Number.parseFloat(out.trim());
-      resolve(code === 0 && Number.isFinite(d) && d > 0 ? Math.round(d * 1000) / 1000 : undefined);
-    });
-  });
+async function probeDuration(file: string): Promise<number | undefined> {
+  const result = await run(
+    'ffprobe',
+    ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file],
+    { timeoutMs: 10_000 },
+  ).catch(() => undefined);
+  const d = Number.parseFloat(result?.stdout.trim() ?? '');
+  return Number.isFinite(d) && d > 0 ? Math.round(d * 1000) / 1000 : undefined;
 }

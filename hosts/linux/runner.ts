@@ -73,6 +73,19 @@ export function run(command: string, args: readonly string[], opts: RunOptions =
   });
 }
 
+/**
+ * Starts a process whose lifetime its caller manages itself (the screen recorder, which it stops
+ * with SIGINT so that the file is finished): the one other way the driver spawns a program,
+ * kept here so that every program the driver runs starts in this module.
+ */
+export function spawnTool(
+  command: string,
+  args: readonly string[],
+  opts: { env?: NodeJS.ProcessEnv; stdio: StdioOptions },
+): ChildProcess {
+  return spawn(command, args, { env: opts.env ?? process.env, stdio: opts.stdio });
+}
+
 export function spawnError(command: string, e: NodeJS.ErrnoException): DriverError {
   if (e.code === 'ENOENT') return new DriverError('missing_tool', `${command}: not installed`, command);
   return new DriverError('command_failed', `${command}: ${e.message}`, command);

@@ -10,7 +10,7 @@
 // waits on the connection (a paused download, an upload between chunks) must fail on that signal.
 // The server's host key is pinned: the VM's own sshd host key, generated when the VM was created.
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import { Client, type ClientChannel, type SFTPWrapper } from 'ssh2';
 import { DriverError } from '../driver.ts';
 
@@ -21,6 +21,13 @@ export interface SshTarget {
   privateKey: string;
   /** The VM's sshd host public key (an OpenSSH line, `ssh-ed25519 AAAA… comment`); no other is accepted. */
   hostKey: string;
+  /**
+   * Decides on the presented host key instead of `hostKey` (the tart driver pins each Mac's and
+   * guest's key on first use).
+   */
+  verifyHostKey?: (key: Buffer) => boolean;
+  /** A stream to run SSH over instead of a TCP connection (a guest reached through its Mac). */
+  sock?: () => Promise<Duplex>;
 }
 
 /** The SFTP session of the pooled connection, and the signal that aborts once it is unusable. */
@@ -140,6 +147,36 @@ export class SshClient {
     return opening;
   }
 
+  /** A TCP connection from the SSH server's side to `host:port` (ssh -W), as a stream. */
+  async forwardOut(host: string, port: number): Promise<ClientChannel> {
+    const client = await this.#client();
+    return new Promise((resolve, reject) => {
+      try {
+        client.forwardOut('127.0.0.1', 0, host, port, (err, channel) => {
+          if (err)
+            return reject(
+              new DriverError(
+                'unreachable',
+                `${host}:${port} via ${this.#describe()}: ${err.message}`,
+                'ssh',
+              ),
+            );
+          channel.on('error', () => channel.close());
+          resolve(channel);
+        });
+      } catch (err) {
+        this.#drop(client);
+        reject(
+          new DriverError(
+            'unreachable',
+            `${host}:${port} via ${this.#describe()}: ${(err as Error).message}`,
+            'ssh',
+          ),
+        );
+      }
+    });
+  }
+
   /** Ends the connection; whatever still waits on it fails at once, and a later call opens a new one. */
   close(): void {
     const conn = this.#conn;
@@ -193,6 +230,11 @@ export class SshClient {
 
   #connect(): Promise<Client> {
     const target = this.#target();
+    if (!target.sock) return this.#handshake(target);
+    return target.sock().then((sock) => this.#handshake(target, sock));
+  }
+
+  #handshake(target: SshTarget, sock?: Duplex): Promise<Client> {
     const client = new Client();
     let presented: Buffer | undefined;
     const connecting = new Promise<Client>((resolve, reject) => {
@@ -208,8 +250,7 @@ export class SshClient {
     client.on('close', () => this.#drop(client));
     const pinned = hostKeyBlob(target.hostKey);
     client.connect({
-      host: target.host,
-      port: target.port,
+      ...(sock ? { sock } : { host: target.host, port: target.port }),
       username: target.username,
       privateKey: target.privateKey,
       readyTimeout: READY_TIMEOUT_MS,
@@ -217,12 +258,12 @@ export class SshClient {
       // Only the VM's own sshd: another process on its address (its port freed by a crash and taken)
       // must not receive the VM's commands and files.
       hostVerifier: (key: Buffer) => {
-        if (pinned?.equals(key)) return true;
+        if (target.verifyHostKey ? target.verifyHostKey(key) : pinned?.equals(key)) return true;
         presented = key;
         return false;
       },
     });
-    client.setNoDelay(true);
+    if (!sock) client.setNoDelay(true);
     this.#current = client;
     return connecting;
   }

@@ -2,7 +2,7 @@
 // then the session (bus + XFCE), x11vnc and sshd side by side; it resolves once all of them
 // answer. Power off: every process of the VM dies at once (cgroup kill, then anything left with the
 // VM's uid), then what SIGKILL leaves behind is swept up (shared memory, X lock files, runtime dir).
-import { chmodSync, chownSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { VmCgroup } from './cgroups.ts';
 import {
@@ -50,7 +50,6 @@ export async function bootDesktop(
   // Made at driver start; checked again in case something swept /tmp since (one lstat).
   for (const dir of SHARED_SOCKET_DIRS) ensureSharedSocketDir(dir);
   freshRuntimeDir(p.runtimeDir, r.uid, r.gid);
-  sharedSocketDir(ICE_DIR);
   mkdirSync(p.data, { recursive: true, mode: 0o700 });
   mkdirSync(p.logs, { recursive: true, mode: 0o700 });
   const cookie = writeXauthority(p.xauthority, r.uid, r.gid);
@@ -99,21 +98,6 @@ export async function bootDesktop(
     await powerOff({ cgroup, uid: r.uid, procs: Object.values(procs) });
     throw e;
   }
-}
-
-/** Where the session manager (xfce4-session, over ICE) puts its sockets, for every user. */
-const ICE_DIR = '/tmp/.ICE-unix';
-
-/**
- * A root-owned sticky world-writable dir in /tmp. libICE creates /tmp/.ICE-unix as whichever user
- * comes first; owned by a VM user, it would be swept with that VM's temp files while other sessions
- * listen in it (their session manager then fails to start: "Cannot establish any listening sockets").
- */
-function sharedSocketDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o1777 });
-  const st = statSync(dir);
-  if (st.uid !== 0 || st.gid !== 0) chownSync(dir, 0, 0);
-  if ((st.mode & 0o7777) !== 0o1777) chmodSync(dir, 0o1777);
 }
 
 /** An empty XDG_RUNTIME_DIR owned by the VM user (session bus, accessibility bus, cookie). */

@@ -13,6 +13,7 @@ import { LinuxGuest } from './guest.ts';
 import { createLinuxDriver, type LinuxDriver, type LinuxHost } from './index.ts';
 import { generateSshKey } from './sshd.ts';
 import { vmRuntime } from './vm-runtime.ts';
+import { waitFor } from '../../test/support/wait.ts';
 
 let dataDir: string;
 let driver: LinuxDriver;
@@ -46,14 +47,8 @@ afterEach(() => {
   process.off('uncaughtException', record);
 });
 
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>) {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>) {
+  return waitFor(probe, what);
 }
 
 /** Settles with what `p` settles with, or fails the test if it has not within 10 s. */

@@ -40,7 +40,7 @@ function vncPassword(): string {
 
 /** A free machine-wide slot for `vm`, or one taken back from a dead driver of another data dir. */
 export async function claimSlot(ctx: SetupContext, vm: string): Promise<SlotClaim> {
-  const what = { dataDir: ctx.dataDir, host: ctx.hostName, vm, mounts: [] };
+  const what = { dataDir: ctx.dataDir, host: ctx.hostName, vm, mounts: [], userPrefix: ctx.userPrefix };
   const free = ctx.slots.claim(what);
   if (free) return free;
   for (const stale of ctx.slots.all()) {

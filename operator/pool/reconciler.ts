@@ -7,11 +7,10 @@
 // pool. A host that does not answer is probed by the Mini reconciler, which marks it down; while it
 // is down its VMs are down and nothing is planned on it.
 import { DEFAULT_VM_LAYOUT, MAC_PROFILES, warmProfile, type Mini, type VM } from '../../crds/index.ts';
-import { miniView, poolPlan, sandboxUse, type SandboxUse } from '../scheduler/index.ts';
+import { holdsPlace, miniView, poolPlan, sandboxUse, type SandboxUse } from '../scheduler/index.ts';
 import { Indexes, type OperatorContext } from '../context.ts';
 import { isUnreachable } from '../mini/hosts.ts';
 import type { ReconcileFn, ReconcileResult } from '../runtime/index.ts';
-import { holdsPlace } from '../sandbox/choose.ts';
 import { bootClaimed, pendingBoots } from './boot.ts';
 import {
   collectGarbage,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from './clock.ts';
 import { TerminalError } from './errors.ts';
 import { WorkQueue, backoffDelay } from './workqueue.ts';
+import { waitFor } from '../../test/support/wait.ts';
 
 /** A promise with its resolver, to hold a reconcile open until the test lets it go. */
 function gate() {
@@ -10,13 +11,7 @@ function gate() {
   return { open, opened };
 }
 
-async function until(pred: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error('condition not met before the deadline');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
+const until = (pred: () => boolean) => waitFor(pred, 'the queue to reach the state', 5_000);
 
 describe('WorkQueue', () => {
   it('processes a key added many times while waiting only once', async () => {

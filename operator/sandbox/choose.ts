@@ -5,28 +5,12 @@
 // before cold, then the Mac with fewer sandboxes). A warm choice there is a choice the scheduler
 // made with every fact of those Macs; anything else (a refusal, a cold boot) is asked again over
 // the whole reservation, so refusals and cold placements are exactly the scheduler's.
-import type { Sandbox, VM } from '../../crds/index.ts';
-import {
-  miniView,
-  sandboxUse,
-  schedule,
-  type SandboxUse,
-  type ScheduleRequest,
-  type ScheduleResult,
-} from '../scheduler/index.ts';
-import { Indexes, sandboxKeyOf, type OperatorContext } from '../context.ts';
+import type { VM } from '../../crds/index.ts';
+import { scheduleOn, type ScheduleRequest, type ScheduleResult } from '../scheduler/index.ts';
+import { Indexes, type OperatorContext } from '../context.ts';
 import type { ClaimsInFlight } from './claims.ts';
 
 const SHORTLIST = 4;
-
-/**
- * A sandbox that holds its place on a Mac: booting or running, not being deleted. A failed one has
- * released its VM; one being deleted still counts through its claimed VM until released.
- */
-export function holdsPlace(sb: Sandbox): boolean {
-  const phase = sb.status?.phase;
-  return !sb.metadata.deletionTimestamp && (phase === 'booting' || phase === 'running');
-}
 
 export function chooseVm(
   ctx: OperatorContext,
@@ -54,14 +38,9 @@ function run(
   request: ScheduleRequest,
 ): ScheduleResult {
   const minis = names.flatMap((n) => ctx.informers.minis.get(n) ?? []);
-  const sandboxes = names.flatMap((n) =>
-    ctx.informers.sandboxes.byIndex(Indexes.sandboxByMini, n).flatMap((s): SandboxUse[] => {
-      const use = sandboxKeyOf(s) === sandbox || !holdsPlace(s) ? undefined : sandboxUse(s);
-      return use ? [use] : [];
-    }),
-  );
+  const sandboxes = names.flatMap((n) => ctx.informers.sandboxes.byIndex(Indexes.sandboxByMini, n));
   const vms = names.flatMap((n) => vmsByMini.get(n) ?? []);
-  return schedule({ minis: minis.map(miniView), vms, sandboxes, request });
+  return scheduleOn(minis, vms, sandboxes, request, sandbox);
 }
 
 /** Macs with a free warm VM that fits the request as is, fewest claimed VMs first. */

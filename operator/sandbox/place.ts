@@ -3,7 +3,12 @@
 // conditional update of `VM.spec.sandbox`: of two creates that chose the same VM, one wins and
 // the other reconciles again on fresh data.
 import type { Sandbox, VM } from '../../crds/index.ts';
-import { isScheduleFailure, type ScheduleRequest } from '../scheduler/index.ts';
+import {
+  isScheduleFailure,
+  scheduleRequest,
+  snapshotRequest,
+  type ScheduleRequest,
+} from '../scheduler/index.ts';
 import type { SandboxFailureCode } from '../conditions.ts';
 import { reservationKeyOf, sandboxKeyOf, type OperatorContext } from '../context.ts';
 import type { ClaimsInFlight } from './claims.ts';
@@ -40,19 +45,14 @@ export async function place(
   if (!reservation || reservation.status?.phase !== 'active' || !(endAt > ctx.clock.now())) {
     return refuse('reservation_not_active', `reservation ${sb.spec.reservation} is not active`);
   }
-  const request: ScheduleRequest = {
-    ...(sb.spec.cpu !== undefined && { cpu: sb.spec.cpu }),
-    ...(sb.spec.memoryGiB !== undefined && { memoryGiB: sb.spec.memoryGiB }),
-    ...(sb.spec.diskGiB !== undefined && { diskGiB: sb.spec.diskGiB }),
-  };
+  const request: ScheduleRequest = scheduleRequest(sb.spec);
   if (sb.spec.snapshot !== undefined) {
-    const snap = ctx.informers.snapshots.get(`${sb.metadata.namespace}/${sb.spec.snapshot}`);
-    if (!snap || snap.metadata.deletionTimestamp || snap.status?.phase === 'failed') {
+    const base = snapshotRequest(ctx.informers.snapshots.get(`${sb.metadata.namespace}/${sb.spec.snapshot}`));
+    if (base === 'not_found') {
       return refuse('snapshot_not_found', `snapshot ${sb.spec.snapshot} does not exist or failed to capture`);
     }
-    const { phase, baseImage, diskGiB } = snap.status ?? {};
-    if (phase !== 'ready' || baseImage === undefined || diskGiB === undefined) return wait;
-    request.snapshot = { baseImage, diskGiB };
+    if (base === 'not_ready') return wait;
+    request.snapshot = base;
   }
 
   const choice = chooseVm(ctx, claims, key, reservation.status.minis ?? [], request);

@@ -3,7 +3,7 @@
 export { schedule, sizeFailure } from './schedule.ts';
 export { poolPlan } from './pool-plan.ts';
 export type { PoolPlan, PoolPlanOptions, CloneAction, CloneReason, DesiredVm } from './pool-plan.ts';
-export { miniView, sandboxUse } from './inputs.ts';
+export { holdsPlace, miniView, sandboxUse, scheduleOn, scheduleRequest, snapshotRequest } from './inputs.ts';
 export { isScheduleFailure } from './types.ts';
 export type {
   MiniView,

@@ -1,7 +1,76 @@
-// Builds the scheduler's plain inputs from stored resources, so the API and the reconcilers read the
-// same fields the same way.
-import { DEFAULT_VM_LAYOUT, warmProfile, type Mini, type Sandbox } from '../../crds/index.ts';
-import type { MiniView, SandboxUse } from './types.ts';
+// Builds the scheduler's plain inputs from stored resources: the one place the rules that the API
+// (answering refusals at once) and the sandbox reconciler (binding) must agree on are written: the
+// request from a sandbox's spec, the snapshot's base, which sandbox holds a place on a Mac, and the
+// input over a set of Macs.
+import {
+  DEFAULT_VM_LAYOUT,
+  warmProfile,
+  type Mini,
+  type Sandbox,
+  type SandboxSpec,
+  type Snapshot,
+  type VM,
+} from '../../crds/index.ts';
+import { schedule } from './schedule.ts';
+import type { MiniView, SandboxUse, ScheduleRequest, ScheduleResult } from './types.ts';
+
+/** The scheduler's request for a sandbox's size (fields it omits: the scheduler's defaults). */
+export function scheduleRequest(spec: Pick<SandboxSpec, 'cpu' | 'memoryGiB' | 'diskGiB'>): ScheduleRequest {
+  return {
+    ...(spec.cpu !== undefined && { cpu: spec.cpu }),
+    ...(spec.memoryGiB !== undefined && { memoryGiB: spec.memoryGiB }),
+    ...(spec.diskGiB !== undefined && { diskGiB: spec.diskGiB }),
+  };
+}
+
+/**
+ * What a restore asks of the scheduler: the snapshot's base image and disk size. A snapshot that is
+ * missing, being deleted or failed to capture does not exist (`not_found`); one still capturing is
+ * `not_ready`.
+ */
+export function snapshotRequest(
+  snapshot: Snapshot | undefined,
+): NonNullable<ScheduleRequest['snapshot']> | 'not_found' | 'not_ready' {
+  if (!snapshot || snapshot.metadata.deletionTimestamp || snapshot.status?.phase === 'failed')
+    return 'not_found';
+  const { phase, baseImage, diskGiB } = snapshot.status ?? {};
+  if (phase !== 'ready' || baseImage === undefined || diskGiB === undefined) return 'not_ready';
+  return { baseImage, diskGiB };
+}
+
+/**
+ * A sandbox that holds its place on a Mac: booting or running, not being deleted. A failed one has
+ * released its VM; one being deleted still counts through its claimed VM until released.
+ */
+export function holdsPlace(sb: Sandbox): boolean {
+  const phase = sb.status?.phase;
+  return !sb.metadata.deletionTimestamp && (phase === 'booting' || phase === 'running');
+}
+
+/**
+ * The scheduler over these Macs, their VMs and the sandboxes placed on them. `exclude` is the
+ * sandbox being placed (`namespace/name`): it does not count against itself.
+ */
+export function scheduleOn(
+  minis: readonly Mini[],
+  vms: readonly VM[],
+  sandboxes: readonly Sandbox[],
+  request: ScheduleRequest,
+  exclude?: string,
+): ScheduleResult {
+  const names = new Set(minis.map((m) => m.metadata.name));
+  const uses = sandboxes.flatMap((s): SandboxUse[] => {
+    if (!holdsPlace(s) || `${s.metadata.namespace ?? ''}/${s.metadata.name}` === exclude) return [];
+    const use = sandboxUse(s);
+    return use && names.has(use.mini) ? [use] : [];
+  });
+  return schedule({
+    minis: minis.map(miniView),
+    vms: vms.filter((vm) => names.has(vm.spec.mini)),
+    sandboxes: uses,
+    request,
+  });
+}
 
 /** A Mini as the scheduler sees it: layout and warm profile in force (model defaults until set). */
 export function miniView(mini: Mini): MiniView {

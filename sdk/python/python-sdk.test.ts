@@ -1,6 +1,7 @@
 // The Python SDK (sdk/python, package `sandbay`) run by vitest: its unittest suite against a live
 // sandbay on the linux driver with the system Python (/usr/bin/python3, where Debian's paramiko
-// lives), and its wheel built offline with the installed setuptools.
+// lives), mypy --strict over it (Debian's python3-mypy), and its wheel built offline with the
+// installed setuptools.
 import { execFile } from 'node:child_process';
 import { cp, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -47,6 +48,14 @@ it('the unittest suite passes against a live sandbay: every method of the sync a
   expect(result.stderr).toMatch(/\nOK\n?$/);
   expect(result.stderr).toMatch(/Ran 18 tests/);
 }, 900_000);
+
+it('type-checks under mypy --strict (the package is PEP 561 typed; the tests use it as typed)', async () => {
+  // --cache-dir=/dev/null: mypy writes no cache beside the sources.
+  const result = await run(PY, ['-m', 'mypy', '--cache-dir=/dev/null', 'src/sandbay', 'tests'], {
+    cwd: HERE,
+  }).catch((err: { stdout: string }) => err);
+  expect(result.stdout).toMatch(/^Success: no issues found/);
+}, 300_000);
 
 it('builds a wheel offline that ships py.typed', async () => {
   const out = await mkdtemp(path.join(tmpdir(), 'sandbay-wheel-'));

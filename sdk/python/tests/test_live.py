@@ -13,7 +13,7 @@ import threading
 import time
 import unittest
 from pathlib import Path
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from sandbay import AsyncClient, Client, SandbayConnectionError, SandbayError, SandbayTimeoutError, Sandbox
 
@@ -31,9 +31,10 @@ def wait_for(probe: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
         time.sleep(0.01)
 
 
-def png_size(data: bytes) -> tuple:
+def png_size(data: bytes) -> Tuple[int, int]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n", data[:8]
-    return struct.unpack(">II", data[16:24])
+    width, height = struct.unpack(">II", data[16:24])
+    return (width, height)
 
 
 def wait_for_warm_vm(client: Client) -> None:
@@ -49,7 +50,7 @@ class LiveSandbay(unittest.TestCase):
     client: Client
     sb: Sandbox
     local: Path
-    reservation: dict
+    reservation: Dict[str, Any]
 
     @classmethod
     def setUpClass(cls) -> None:
@@ -93,9 +94,12 @@ class LiveSandbay(unittest.TestCase):
             via.start_keepalive(interval=0.05)
             wait_for(lambda: proxy.forwarded.count(beat) >= 3, "three heartbeats")
             via.stop_keepalive()
+            name = f"sandbay-keepalive-{self.sb.id}"
+            wait_for(lambda: not any(t.name == name for t in threading.enumerate()), "the heartbeat thread to end")
+            # Its thread is gone: no heartbeat can come any more.
             stopped = proxy.forwarded.count(beat)
-            time.sleep(0.2)  # four intervals: no heartbeat may come (a timer checked, not a sync)
-            self.assertLessEqual(proxy.forwarded.count(beat), stopped + 1)
+            self.sb.display.get_info()
+            self.assertEqual(proxy.forwarded.count(beat), stopped)
         finally:
             proxy.close()
         self.sb.start_keepalive()  # the default interval for the rest of the run
@@ -110,22 +114,29 @@ class LiveSandbay(unittest.TestCase):
 
     def test_05_mouse(self) -> None:
         m = self.sb.mouse
+
+        # After a click the window manager may hold the pointer a moment (click-to-focus grabs it
+        # synchronously): the X server moves it once released, so the position is awaited.
+        def pointer_at(x: int, y: int) -> None:
+            wait_for(lambda: m.get_position() == {"x": x, "y": y}, f"the pointer at {x},{y}")
+
         self.assertEqual(m.move(321, 123), {"ok": True})
-        self.assertEqual(m.get_position(), {"x": 321, "y": 123})
-        m.click(3, 790)
-        self.assertEqual(m.get_position(), {"x": 3, "y": 790})
-        m.double_click(5, 795)
-        self.assertEqual(m.get_position(), {"x": 5, "y": 795})
-        m.drag(10, 10, 50, 60)
-        self.assertEqual(m.get_position(), {"x": 50, "y": 60})
-        self.assertEqual(m.scroll(100, 100, direction="left", amount=2), {"ok": True})
-        self.assertEqual(m.get_position(), {"x": 100, "y": 100})
+        pointer_at(321, 123)
+        # On the wallpaper, away from the panel at the top (its Applications menu would take the focus).
+        m.click(600, 500)
+        pointer_at(600, 500)
+        m.double_click(610, 510)
+        pointer_at(610, 510)
+        m.drag(600, 300, 640, 350)
+        pointer_at(640, 350)
+        self.assertEqual(m.scroll(600, 300, direction="down", amount=2), {"ok": True})
+        pointer_at(600, 300)
 
     def test_06_keyboard_display_accessibility(self) -> None:
         sb = self.sb
         sb.exec("(setsid xterm -T pytyper -e sh -c 'read line; echo \"$line\" > ~/pytyped.txt' >/dev/null 2>&1 &)")
 
-        def typer() -> Optional[dict]:
+        def typer() -> Optional[Dict[str, Any]]:
             return next((w for w in sb.display.get_windows()["windows"] if w["name"] == "pytyper"), None)
 
         win = wait_for(typer, "the xterm window")
@@ -153,7 +164,7 @@ class LiveSandbay(unittest.TestCase):
         self.assertIsInstance(png, bytes)
         self.assertEqual(png_size(png), (1280, 800))  # type: ignore[arg-type]
         self.assertEqual(sb.mouse.get_position(), {"x": 77, "y": 88})
-        self.assertEqual(sb.act({"type": "click", "x": 1, "y": 1}, screenshot_after=False), {"ok": True, "action": "click"})
+        self.assertEqual(sb.act({"type": "click", "x": 600, "y": 500}, screenshot_after=False), {"ok": True, "action": "click"})
         with self.assertRaises(SandbayError) as bad:
             sb.act({"type": "nope"})
         self.assertEqual((bad.exception.status, bad.exception.code), (400, "invalid_request"))
@@ -243,8 +254,15 @@ class LiveSandbay(unittest.TestCase):
             self.assertEqual(len(proxy.forwarded), 2)  # neither POST reached the server
         finally:
             proxy.close()
-        with self.assertRaises(SandbayTimeoutError):
-            Client(timeout=0.000001).get(self.sb.id)
+        # A listener that accepts and never answers: the call can only end by its timeout.
+        silent = socket.create_server(("127.0.0.1", 0))
+        try:
+            mute = Client(base_url=f"http://127.0.0.1:{silent.getsockname()[1]}", timeout=0.2)
+            with self.assertRaises(SandbayTimeoutError) as timed_out:
+                mute.get(self.sb.id)
+            self.assertEqual(timed_out.exception.code, "timeout")
+        finally:
+            silent.close()
 
     def test_14_async_client(self) -> None:
         async def run() -> None:

@@ -3,6 +3,7 @@
 // retry, timeout, idempotency and dispose policies seen from outside through a real proxy.
 import { execFile } from 'node:child_process';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -116,17 +117,24 @@ describe('a sandbox', () => {
   });
 
   it('mouse: move, click, double click, drag, scroll, position', async () => {
+    // After a click the window manager may hold the pointer a moment (click-to-focus grabs it
+    // synchronously): the X server moves it once released, so the position is awaited.
+    const pointerAt = (x: number, y: number) =>
+      waitFor(async () => {
+        const p = await sb.mouse.getPosition();
+        return p.x === x && p.y === y;
+      }, `the pointer at ${x},${y}`);
     expect(await sb.mouse.move(321, 123)).toEqual({ ok: true });
-    expect(await sb.mouse.getPosition()).toEqual({ x: 321, y: 123 });
-    await sb.mouse.click(3, 790);
-    expect(await sb.mouse.getPosition()).toEqual({ x: 3, y: 790 });
-    await sb.mouse.doubleClick(5, 795);
-    expect(await sb.mouse.getPosition()).toEqual({ x: 5, y: 795 });
-    await sb.mouse.drag(10, 10, 50, 60);
-    expect(await sb.mouse.getPosition()).toEqual({ x: 50, y: 60 });
-    // Sideways: up/down on the bare desktop switches openbox's virtual desktop.
-    expect(await sb.mouse.scroll(100, 100, { direction: 'left', amount: 2 })).toEqual({ ok: true });
-    expect(await sb.mouse.getPosition()).toEqual({ x: 100, y: 100 });
+    await pointerAt(321, 123);
+    // On the wallpaper, away from the panel at the top (its Applications menu would take the focus).
+    await sb.mouse.click(600, 500);
+    await pointerAt(600, 500);
+    await sb.mouse.doubleClick(610, 510);
+    await pointerAt(610, 510);
+    await sb.mouse.drag(600, 300, 640, 350);
+    await pointerAt(640, 350);
+    expect(await sb.mouse.scroll(600, 300, { direction: 'down', amount: 2 })).toEqual({ ok: true });
+    await pointerAt(600, 300);
   });
 
   it('keyboard: type, press and hotkey land in a real window; display and accessibility see it', async () => {
@@ -160,7 +168,7 @@ describe('a sandbox', () => {
     const png = await sb.act({ type: 'move', x: 77, y: 88 });
     expect((await sharp(png).metadata()).width).toBe(1280);
     expect(await sb.mouse.getPosition()).toEqual({ x: 77, y: 88 });
-    expect(await sb.act({ type: 'click', x: 1, y: 1 }, { screenshotAfter: false })).toEqual({
+    expect(await sb.act({ type: 'click', x: 600, y: 500 }, { screenshotAfter: false })).toEqual({
       ok: true,
       action: 'click',
     });
@@ -253,7 +261,7 @@ describe('policies', () => {
       `GET /v1/sandboxes/${sb.id}/mouse/position`,
     ]);
     proxy.failNext(1, 'reset');
-    const click = await sp.mouse.click(5, 5).catch((e: unknown) => e);
+    const click = await sp.mouse.click(600, 500).catch((e: unknown) => e);
     expect(click).toBeInstanceOf(SandbayConnectionError);
     proxy.failNext(1, '503');
     expect(await sp.mouse.move(6, 6).catch((e: unknown) => e)).toMatchObject({ status: 503 });
@@ -261,10 +269,24 @@ describe('policies', () => {
   });
 
   it('a call past its timeout is a SandbayTimeoutError', async () => {
-    const impatient = new Client({ apiKey: live.accountKey, baseUrl: live.url, timeoutMs: 1 });
-    const err = await impatient.get(sb.id).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(SandbayTimeoutError);
-    expect(err).toMatchObject({ code: 'timeout', timeoutMs: 1 });
+    // A listener that accepts and never answers: the call can only end by its timeout.
+    const held: net.Socket[] = [];
+    const silent = net.createServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as net.AddressInfo).port;
+      const mute = new Client({
+        apiKey: live.accountKey,
+        baseUrl: `http://127.0.0.1:${port}`,
+        timeoutMs: 200,
+      });
+      const err = await mute.get(sb.id).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SandbayTimeoutError);
+      expect(err).toMatchObject({ code: 'timeout', timeoutMs: 200 });
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('the built package runs on Node 20 (the machine’s /usr/bin/node) with fetch alone', async () => {

@@ -140,7 +140,7 @@ class Transport:
                 conn.request(
                     method,
                     target,
-                    body=data,  # type: ignore[arg-type]
+                    body=data,
                     headers=headers,
                     encode_chunked=streamed and content_length is None,
                 )

@@ -25,21 +25,21 @@ def exec_over_ssh(ws_url: str, api_key: str, creds: Dict[str, Any], command: str
             "sandbox",
             username=creds["username"],
             pkey=key,
-            sock=stream,  # type: ignore[arg-type]
+            sock=stream,
             look_for_keys=False,
             allow_agent=False,
             timeout=30,
             banner_timeout=30,
             auth_timeout=30,
         )
-        chan = client.get_transport().open_session()  # type: ignore[union-attr]
+        chan = client.get_transport().open_session()
         chan.settimeout(0.2)
         chan.exec_command(command)
-        out, err = bytearray(), bytearray()
+        out, errs = bytearray(), bytearray()
         deadline = time.monotonic() + timeout
         while True:
             got = False
-            for recv, buf in ((chan.recv, out), (chan.recv_stderr, err)):
+            for recv, buf in ((chan.recv, out), (chan.recv_stderr, errs)):
                 try:
                     data = recv(65536)
                 except socket.timeout:
@@ -50,12 +50,12 @@ def exec_over_ssh(ws_url: str, api_key: str, creds: Dict[str, Any], command: str
             if chan.exit_status_ready() and not chan.recv_ready() and not chan.recv_stderr_ready():
                 break
             if time.monotonic() > deadline:
-                return {"stdout": out.decode(), "stderr": err.decode(), "return_code": 124, "timed_out": True}
+                return {"stdout": out.decode(), "stderr": errs.decode(), "return_code": 124, "timed_out": True}
             if not got and chan.closed:
                 break
         return {
             "stdout": out.decode("utf-8", "replace"),
-            "stderr": err.decode("utf-8", "replace"),
+            "stderr": errs.decode("utf-8", "replace"),
             "return_code": chan.recv_exit_status(),
             "timed_out": False,
         }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from typing import Any, Callable, Optional
+from typing import Any, Optional, Tuple
 
 from .client import Client
 from .sandbox import Sandbox
@@ -14,14 +14,14 @@ from .sandbox import Sandbox
 class _Async:
     """Wraps an object: its methods become coroutines, its method groups (``mouse``…) wrapped too."""
 
-    _GROUPS: tuple = ()
+    _GROUPS: Tuple[str, ...] = ()
 
     def __init__(self, target: Any) -> None:
         self._target = target
         for name in self._GROUPS:
             setattr(self, name, _Async(getattr(target, name)))
 
-    def __getattr__(self, name: str) -> Callable[..., Any]:
+    def __getattr__(self, name: str) -> Any:
         attr = getattr(self._target, name)
         if not callable(attr):
             return attr
@@ -35,6 +35,12 @@ class _Async:
 
 class AsyncSandbox(_Async):
     _GROUPS = ("mouse", "keyboard", "screenshot", "display", "accessibility", "recording")
+    mouse: _Async
+    keyboard: _Async
+    screenshot: _Async
+    display: _Async
+    accessibility: _Async
+    recording: _Async
 
     def __init__(self, sandbox: Sandbox) -> None:
         super().__init__(sandbox)
@@ -56,6 +62,7 @@ class AsyncSandbox(_Async):
 
 class AsyncClient(_Async):
     _GROUPS = ("tasks",)
+    tasks: _Async
 
     def __init__(
         self,

@@ -205,7 +205,7 @@ class Sandbox:
         """Streams the directory ``remote`` as a tar archive into ``local``; returns the files written."""
         res = self._t.call("GET", f"{self._base}/files/archive", query={"path": remote})
         try:
-            return unpack(res.raw, local)  # type: ignore[arg-type]
+            return unpack(res.raw, local)
         finally:
             res.close()
 

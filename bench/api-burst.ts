@@ -1,0 +1,127 @@
+// The burst of bench/api.ts: 100 creates sent at once through the API to a reservation of 50 sim
+// Macs (split: 100 warm VMs), as `sandbay server` runs them (operator and API in one process, the
+// API reading the operator's informers). Labs start rollouts in bursts; each create's latency is
+// taken as its client sees it.
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { AddressInfo } from 'node:net';
+import { API_VERSION, type Mini } from '../crds/index.ts';
+import { buildCustomerApp } from '../api/app.ts';
+import { createSimDriver } from '../hosts/sim/index.ts';
+import { startOperator } from '../operator/index.ts';
+import { openStore, seedAccount, tempDir, waitFor } from '../test/api-harness.ts';
+
+export interface BurstResult {
+  creates: number[];
+  single: number[];
+  cold: number;
+}
+
+interface BurstCall {
+  ms: number;
+  status: number;
+  boot?: string;
+  error?: string;
+}
+
+/** The burst sent from its own thread (bench/api-burst-client.ts). */
+function burstFromWorker(url: string, headers: Record<string, string>, count: number): Promise<BurstCall[]> {
+  const worker = new Worker(new URL('./api-burst-client.ts', import.meta.url), {
+    workerData: { url, headers, count },
+  });
+  return new Promise((resolve, reject) => {
+    worker.once('message', (r: BurstCall[]) => resolve(r));
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`burst client exited with ${code}`)));
+  });
+}
+
+export async function benchBurst(macs = 50, creates = 100): Promise<BurstResult> {
+  const tmp = await tempDir('sandbay-bench-burst-');
+  const store = await openStore(tmp.dir);
+  const sim = createSimDriver();
+  const operator = await startOperator({
+    store,
+    drivers: { sim },
+    blobDir: path.join(tmp.dir, 'blobs'),
+    localMini: false,
+  });
+  const app = await buildCustomerApp({
+    store,
+    drivers: { sim },
+    bootId: 'bench',
+    environment: 'bench',
+    rateLimit: { max: 1e9, timeWindowMs: 60_000 },
+    informers: operator.informers,
+    operatorHooks: {
+      written: (kind, key) => kind === 'Sandbox' && operator.controllers.sandbox.enqueue(key),
+    },
+  });
+  try {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    for (let i = 0; i < macs; i++) {
+      await store.create<Mini>({
+        apiVersion: API_VERSION,
+        kind: 'Mini',
+        metadata: { name: `burst-${i}` },
+        spec: {
+          address: `10.9.${Math.floor(i / 250)}.${(i % 250) + 1}`,
+          model: 'm4',
+          driver: 'sim',
+          schedulable: true,
+        },
+      });
+    }
+    const key = await seedAccount(store, 'burst', 1e12);
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const post = async (url: string, body: unknown) => {
+      const t = performance.now();
+      const res = await fetch(`${base}${url}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      const json = (await res.json()) as Record<string, unknown>;
+      return { ms: performance.now() - t, status: res.status, json };
+    };
+    await waitFor(
+      () => operator.informers.minis.list().filter((m) => m.status?.phase === 'available').length === macs,
+      'every Mac available',
+      120_000,
+    );
+    const r = await post('/v1/reservations', { hours: 24, mini_count: macs });
+    if (r.status !== 201) throw new Error(`reservation: ${r.status} ${JSON.stringify(r.json)}`);
+    const warm = () =>
+      operator.informers.vms.list().filter((vm) => vm.status?.phase === 'warm' && !vm.spec.sandbox).length;
+    await waitFor(() => warm() >= macs * 2, `${macs * 2} warm VMs`, 180_000);
+    // One create alone, for scale (then deleted; the pool refills before the burst).
+    const single: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const one = await post('/v1/sandboxes', {});
+      if (one.status !== 201) throw new Error(`create: ${one.status} ${JSON.stringify(one.json)}`);
+      single.push(one.ms);
+      await fetch(`${base}/v1/sandboxes/${String(one.json.sandbox_id)}`, { method: 'DELETE', headers });
+      await waitFor(() => warm() >= macs * 2, 'the pool to refill', 60_000);
+    }
+    const results = await burstFromWorker(`${base}/v1/sandboxes`, headers, creates);
+    const failed = results.filter((x) => x.status !== 201);
+    if (failed.length > 0) throw new Error(`burst: ${failed.length} failed, e.g. ${failed[0]!.error}`);
+    return {
+      creates: results.map((x) => x.ms),
+      single,
+      cold: results.filter((x) => x.boot !== 'warm').length,
+    };
+  } finally {
+    await app.close();
+    await operator.stop();
+    await sim.close();
+    await store.close();
+    await tmp.cleanup();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const r = await benchBurst();
+  const pct = (v: number[], p: number) =>
+    [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor((p / 100) * v.length))]!;
+  console.log(
+    `burst of ${r.creates.length}: p50 ${pct(r.creates, 50).toFixed(1)} ms, p99 ${pct(r.creates, 99).toFixed(1)} ms, ${r.cold} cold; one alone: ${r.single.map((v) => v.toFixed(1)).join(' / ')} ms`,
+  );
+}

@@ -1,0 +1,38 @@
+// The shared Host lifecycle suite on the tart driver, against an emulated Mac (a network namespace
+// with a real sshd and a `tart` that keeps Tart's contract; its VMs are real desktops).
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { downAll, upMacs, type EmulatedMac } from '../../test/support/emulated-mac/macs.ts';
+import { runDriverSuite } from '../driver-suite.ts';
+import { writeCredentials } from './credentials.ts';
+import { createTartDriver } from './index.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'sandbay-tart-suite-'));
+const dataDir = join(root, 'data');
+// The emulated guests' users reach their homes under it.
+chmodSync(root, 0o755);
+let mac: EmulatedMac;
+
+beforeAll(async () => {
+  const fleet = await upMacs(join(root, 'macs'), 1);
+  mac = fleet.macs[0]!;
+  writeCredentials(dataDir, 'suite', { username: 'root', privateKey: fleet.privateKey });
+});
+afterAll(async () => {
+  await downAll(join(root, 'macs'));
+  rmSync(root, { recursive: true, force: true });
+});
+
+runDriverSuite({
+  name: 'tart',
+  newDriver: () => createTartDriver({ dataDir }),
+  hostRef: () => ({
+    name: `emulated-${mac.link}`,
+    address: mac.address,
+    model: 'm4',
+    credentialsRef: 'suite',
+  }),
+  notImplemented: ['delta'],
+});

@@ -1,0 +1,301 @@
+// One Mac's VMs through Tart's command line over SSH. The driver's own record of a VM lives in its
+// Tart directory (`sandbay-image`: the image it was cloned from; `sandbay-run.log`: what `tart run`
+// printed), so a control plane that restarts finds everything again with `tart list`/`tart get`.
+import { IMAGES, MAC_PROFILES } from '../../crds/mac-models.ts';
+import {
+  DriverError,
+  type DeltaInfo,
+  type Guest,
+  type Host,
+  type HostInfo,
+  type VmCreateSpec,
+  type VmInfo,
+} from '../driver.ts';
+import { shellQuote } from '../linux/ssh-client.ts';
+import { validateCreate, validateSize } from '../linux/vm-spec.ts';
+import { TartGuest, type RunningVm } from './guest.ts';
+import { tartLine, vmDirWord, type Mac } from './mac.ts';
+import { tartError, unexpectedOutput } from './tart-errors.ts';
+import { parseGet, parseIp, parseList, parseVncLine } from './tart-json.ts';
+
+/** Apple's licence: two macOS VMs at once per Mac. */
+export const MAX_VMS_PER_MAC = 2;
+/** Display in pixels, so that one macOS point is one pixel and coordinates need no scaling. */
+export const DISPLAY = { width: 1280, height: 800 };
+/** Tart 2.x: the JSON fields this driver reads (List/Get) and `--vnc-experimental`. */
+const TART_MAJOR = 2;
+const IMAGE_NAMES: string[] = Object.values(IMAGES).map((i) => i.name);
+const RUN_LOG = 'sandbay-run.log';
+const IMAGE_FILE = 'sandbay-image';
+/** How long `tart run` may take to print its VNC line, and the guest to get an address. */
+const BOOT_TIMEOUT_S = 60;
+
+export interface TartHostOptions {
+  guestCredentials: () => { username: string; privateKey: string };
+}
+
+export class TartHost implements Host {
+  readonly #mac: Mac;
+  readonly #opts: TartHostOptions;
+  /** Running VMs as last seen (guest() must answer synchronously). */
+  readonly #running = new Map<string, TartGuest>();
+
+  constructor(mac: Mac, opts: TartHostOptions) {
+    this.#mac = mac;
+    this.#opts = opts;
+  }
+
+  get #profile() {
+    return MAC_PROFILES[this.#mac.ref.model];
+  }
+
+  async info(): Promise<HostInfo> {
+    const r = await this.#mac.sh(
+      `sysctl -n hw.ncpu hw.memsize && tart --version && ${tartLine(['list', '--format', 'json'])}`,
+    );
+    if (r.code !== 0) throw tartError('sysctl/tart --version/tart list', r.code, r.stderr, r.stdout);
+    const [ncpu, memsize, version, ...rest] = r.stdout.split('\n');
+    const cores = Number(ncpu);
+    const memBytes = Number(memsize);
+    if (!Number.isInteger(cores) || !Number.isInteger(memBytes)) {
+      throw unexpectedOutput('sysctl -n hw.ncpu hw.memsize', 'not two integers', `${ncpu}\n${memsize}`);
+    }
+    const major = Number(/^(\d+)\./.exec(version ?? '')?.[1]);
+    if (major !== TART_MAJOR) {
+      throw new DriverError(
+        'missing_tool',
+        `tart ${version?.trim() || '(no version)'} on ${this.#mac.ref.name}: sandbay needs Tart ${TART_MAJOR}.x`,
+        'tart --version',
+      );
+    }
+    const images = parseList(rest.join('\n'))
+      .filter((e) => IMAGE_NAMES.includes(e.Name))
+      .map((e) => ({ name: e.Name, diskGiB: e.Disk }));
+    return {
+      model: this.#mac.ref.model,
+      cores,
+      memoryGiB: Math.round(memBytes / 1024 ** 3),
+      // The nominal SSD of the model: the Mac's free space changes with every clone.
+      diskGiB: this.#profile.diskGiB,
+      images,
+      maxVms: MAX_VMS_PER_MAC,
+    };
+  }
+
+  async listVms(): Promise<VmInfo[]> {
+    const entries = parseList(await this.#mac.tart(['list', '--format', 'json', '--source', 'local']));
+    const ours = entries.filter((e) => !IMAGE_NAMES.includes(e.Name));
+    const infos = await Promise.all(ours.map((e) => this.#vmInfo(e.Name).catch(notFoundAsUndefined)));
+    const vms = infos.filter((v): v is VmInfo => v !== undefined);
+    for (const name of this.#running.keys()) {
+      if (!vms.some((v) => v.name === name && v.state === 'running')) this.#forget(name);
+    }
+    return vms.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** The VM as Tart reports it; for a running one also its address and VNC (adopted after a restart). */
+  async #vmInfo(name: string): Promise<VmInfo | undefined> {
+    const d = vmDirWord(name);
+    // One round trip: Tart's answer (its exit code kept), then the image this driver recorded.
+    const r = await this.#mac.sh(
+      `out=$(${tartLine(['get', name, '--format', 'json'])}) || exit $?\n` +
+        `printf '%s\\n---\\n' "$out"; cat ${d}/${IMAGE_FILE} 2>/dev/null; true`,
+    );
+    if (r.code !== 0) throw tartError('tart get', r.code, r.stderr, r.stdout);
+    const [json, image] = r.stdout.split('\n---\n');
+    const got = parseGet(json ?? '');
+    const imageName = image?.trim();
+    if (!imageName) return undefined; // not a VM of sandbay's (an operator's own)
+    const info: VmInfo = {
+      name,
+      image: imageName,
+      cpu: got.CPU,
+      memoryGiB: Math.round(got.Memory / 1024),
+      state: got.Running ? 'running' : 'stopped',
+    };
+    if (!got.Running) {
+      this.#forget(name);
+      return info;
+    }
+    const known = this.#running.get(name);
+    if (known) return { ...info, ip: known.vm.ip };
+    const vm = await this.#adopt(name);
+    return { ...info, ip: vm.ip };
+  }
+
+  /** A running VM found on the Mac: its VNC line from the run log, its address from `tart ip`. */
+  async #adopt(name: string): Promise<RunningVm> {
+    const log = await this.#mac.sh(`cat ${vmDirWord(name)}/${RUN_LOG}`);
+    const vnc = parseVncLine(log.stdout);
+    if (!vnc)
+      throw unexpectedOutput('tart run', `no VNC line in ${RUN_LOG} of running VM ${name}`, log.stdout);
+    const ip = parseIp(
+      await this.#mac.tart(['ip', name, '--wait', String(BOOT_TIMEOUT_S)], (BOOT_TIMEOUT_S + 10) * 1000),
+    );
+    const vm: RunningVm = { name, ip, vnc, display: DISPLAY };
+    this.#running.set(name, new TartGuest(this.#mac, vm, this.#opts.guestCredentials));
+    return vm;
+  }
+
+  #forget(name: string): void {
+    this.#running.get(name)?.close();
+    this.#running.delete(name);
+  }
+
+  async createVm(spec: VmCreateSpec): Promise<VmInfo> {
+    validateCreate(spec, this.#profile);
+    await this.#discard(spec.name);
+    await this.#mac.tart(['clone', spec.image, spec.name], 600_000);
+    await this.#mac.tart([
+      'set',
+      spec.name,
+      ...sizeArgs(spec),
+      '--display',
+      `${DISPLAY.width}x${DISPLAY.height}px`,
+    ]);
+    await this.#mac
+      .sh(`printf '%s\\n' ${shellQuote(spec.image)} > ${vmDirWord(spec.name)}/${IMAGE_FILE}`)
+      .then((r) => {
+        if (r.code !== 0) throw tartError('record image', r.code, r.stderr);
+      });
+    return { name: spec.name, image: spec.image, cpu: spec.cpu, memoryGiB: spec.memoryGiB, state: 'stopped' };
+  }
+
+  async resizeVm(name: string, size: { cpu: number; memoryGiB: number }): Promise<void> {
+    validateSize(size, this.#profile);
+    const vm = await this.#require(name);
+    if (vm.state === 'running')
+      throw new DriverError('invalid_argument', `VM ${name} is running: stop it to resize`);
+    await this.#mac.tart(['set', name, ...sizeArgs(size)]);
+  }
+
+  async startVm(name: string): Promise<VmInfo> {
+    const vm = await this.#require(name);
+    if (vm.state === 'running') return vm;
+    await this.#checkRoom(vm);
+    const d = vmDirWord(name);
+    // Detached from the SSH session (its own session, stdin from /dev/null, output to a file in the
+    // VM's dir) so it survives a dropped connection and a control-plane restart. macOS has no
+    // setsid(1); perl, which it ships, makes the new session.
+    const script = [
+      `rm -f ${d}/${RUN_LOG}`,
+      `nohup perl -MPOSIX -e 'POSIX::setsid(); exec @ARGV' ${tartLine(['run', name, '--no-graphics', '--vnc-experimental'])} > ${d}/${RUN_LOG} 2>&1 < /dev/null &`,
+      'pid=$!',
+      `i=0; while [ $i -lt ${BOOT_TIMEOUT_S * 10} ]; do`,
+      `  grep -q '^VNC server is running at ' ${d}/${RUN_LOG} && break`,
+      '  kill -0 $pid 2>/dev/null || break',
+      '  sleep 0.1; i=$((i+1))',
+      'done',
+      'if kill -0 $pid 2>/dev/null; then echo alive; else echo dead; fi',
+      `cat ${d}/${RUN_LOG}`,
+    ].join('\n');
+    const r = await this.#mac.sh(script, (BOOT_TIMEOUT_S + 30) * 1000);
+    const [status, ...log] = r.stdout.split('\n');
+    const text = log.join('\n');
+    const vnc = parseVncLine(text);
+    if (status !== 'alive' || !vnc) {
+      if (status === 'alive') {
+        await this.#mac.tart(['stop', name, '-t', '5']).catch(() => {});
+        throw unexpectedOutput('tart run', `no VNC line within ${BOOT_TIMEOUT_S} s`, text);
+      }
+      throw tartError('tart run', 1, text);
+    }
+    const ip = parseIp(
+      await this.#mac.tart(['ip', name, '--wait', String(BOOT_TIMEOUT_S)], (BOOT_TIMEOUT_S + 10) * 1000),
+    );
+    const guest = new TartGuest(this.#mac, { name, ip, vnc, display: DISPLAY }, this.#opts.guestCredentials);
+    try {
+      await guest.waitReady(BOOT_TIMEOUT_S * 1000);
+    } catch (e) {
+      guest.close();
+      await this.#mac.tart(['stop', name, '-t', '5']).catch(() => {});
+      throw e;
+    }
+    this.#running.set(name, guest);
+    return { ...vm, state: 'running', ip };
+  }
+
+  /** Running VMs never add up to more vCPU or memory than the Mac has (Tart itself does not check). */
+  async #checkRoom(vm: VmInfo): Promise<void> {
+    const running = (await this.listVms()).filter((v) => v.state === 'running' && v.name !== vm.name);
+    const cpu = running.reduce((n, v) => n + v.cpu, vm.cpu);
+    const mem = running.reduce((n, v) => n + v.memoryGiB, vm.memoryGiB);
+    const p = this.#profile;
+    if (cpu > p.cores || mem > p.memoryGiB) {
+      throw new DriverError(
+        'capacity',
+        `starting ${vm.name} would use ${cpu} of ${p.cores} cores and ${mem} of ${p.memoryGiB} GiB`,
+      );
+    }
+  }
+
+  async stopVm(name: string): Promise<void> {
+    await this.#require(name);
+    this.#forget(name);
+    await this.#mac.tart(['stop', name, '-t', '30'], 60_000).catch(ignoreNotRunning);
+  }
+
+  async deleteVm(name: string): Promise<void> {
+    await this.#discard(name);
+  }
+
+  /** Stops and deletes the VM if it exists; nothing if it does not. */
+  async #discard(name: string): Promise<void> {
+    this.#forget(name);
+    await this.#mac.tart(['stop', name, '-t', '10'], 60_000).catch(ignoreNotRunning).catch(ignoreNotFound);
+    await this.#mac.tart(['delete', name]).catch(ignoreNotFound);
+  }
+
+  async #require(name: string): Promise<VmInfo> {
+    const vm = await this.#vmInfo(name).catch(notFoundAsUndefined);
+    if (!vm) throw new DriverError('not_found', `VM ${name} not found on ${this.#mac.ref.name}`);
+    return vm;
+  }
+
+  async exportDelta(name: string, _file: string): Promise<DeltaInfo> {
+    await this.#require(name);
+    throw notYet();
+  }
+
+  async importDelta(name: string, _file: string): Promise<void> {
+    await this.#require(name);
+    throw notYet();
+  }
+
+  guest(name: string): Guest {
+    const g = this.#running.get(name);
+    if (!g) throw new DriverError('not_found', `VM ${name} is not running on ${this.#mac.ref.name}`);
+    return g;
+  }
+
+  close(): void {
+    for (const name of [...this.#running.keys()]) this.#forget(name);
+    this.#mac.close();
+  }
+}
+
+function sizeArgs(size: { cpu: number; memoryGiB: number }): string[] {
+  return ['--cpu', String(size.cpu), '--memory', String(size.memoryGiB * 1024)];
+}
+
+function notYet(): DriverError {
+  return new DriverError(
+    'missing_tool',
+    'snapshots between Macs (exportDelta/importDelta) are not implemented in the tart driver yet',
+  );
+}
+
+function ignoreNotRunning(e: unknown): void {
+  if (e instanceof DriverError && /is not running/.test(e.message)) return;
+  throw e;
+}
+
+function ignoreNotFound(e: unknown): void {
+  if (e instanceof DriverError && e.code === 'not_found') return;
+  throw e;
+}
+
+function notFoundAsUndefined(e: unknown): undefined {
+  if (e instanceof DriverError && e.code === 'not_found') return undefined;
+  throw e;
+}

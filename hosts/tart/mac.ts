@@ -1,0 +1,80 @@
+// One Mac mini as the tart driver reaches it: a pooled SSH connection (ssh2, through the linux
+// driver's SshClient: bounded concurrent channels, keepalive, re-opened by the next call after a
+// drop), logged in with the Mini's credentials, the Mac's host key pinned on first use. Every Tart
+// call is one exec whose arguments are each shell-quoted: nothing a customer sends reaches the Mac's
+// shell unquoted.
+import type { ClientChannel } from 'ssh2';
+import { DriverError, type HostRef } from '../driver.ts';
+import { shellQuote, SshClient } from '../linux/ssh-client.ts';
+import type { SshCredentials } from './credentials.ts';
+import { pinnedOnDisk } from './known-hosts.ts';
+import { tartError } from './tart-errors.ts';
+
+export interface ShellResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export class Mac {
+  readonly ref: HostRef;
+  readonly #ssh: SshClient;
+
+  constructor(ref: HostRef, credentials: () => SshCredentials, knownHostsDir: string) {
+    this.ref = ref;
+    const verify = pinnedOnDisk(knownHostsDir, ref.name);
+    this.#ssh = new SshClient(() => {
+      const c = credentials();
+      return {
+        host: ref.address,
+        port: 22,
+        username: c.username,
+        privateKey: c.privateKey,
+        hostKey: '',
+        verifyHostKey: verify,
+      };
+    });
+  }
+
+  /** Runs a shell script on the Mac (its login shell, `sh -c`); never rejects on a non-zero exit. */
+  async sh(script: string, deadlineMs = 120_000): Promise<ShellResult> {
+    const r = await this.#ssh.run(script, { deadlineMs });
+    if (r.deadlineHit) {
+      throw new DriverError(
+        'timeout',
+        `${firstWords(script)} on ${this.ref.name}: no answer within ${deadlineMs} ms`,
+      );
+    }
+    return { code: r.code, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+  }
+
+  /** `tart ARGS…`; its stdout, or the DriverError its exit code and message map to. */
+  async tart(args: string[], deadlineMs?: number): Promise<string> {
+    const line = tartLine(args);
+    const r = await this.sh(line, deadlineMs);
+    if (r.code !== 0) throw tartError(`tart ${args[0]}`, r.code, r.stderr, r.stdout);
+    return r.stdout;
+  }
+
+  /** A TCP stream from the Mac to `host:port` (a guest's sshd, Tart's VNC server on 127.0.0.1). */
+  forward(host: string, port: number): Promise<ClientChannel> {
+    return this.#ssh.forwardOut(host, port);
+  }
+
+  close(): void {
+    this.#ssh.close();
+  }
+}
+
+export function tartLine(args: string[]): string {
+  return ['tart', ...args].map(shellQuote).join(' ');
+}
+
+/** The VM's directory on the Mac, as a shell word (TART_HOME or ~/.tart, as Tart resolves it). */
+export function vmDirWord(name: string): string {
+  return `"\${TART_HOME:-$HOME/.tart}/vms/"${shellQuote(name)}`;
+}
+
+function firstWords(script: string): string {
+  return script.split(/\s+/).slice(0, 3).join(' ');
+}

@@ -1,0 +1,37 @@
+// `npm run emulated-macs -- up N [--model m4] [--data-dir DIR]` creates N emulated Macs and prints
+// their Mini resources as YAML on stdout (progress on stderr); the control plane's key goes to
+// DIR/tart/credentials/emulated-macs/ (DIR: the server's --data-dir, default ./data), which the
+// Minis name as their credentialsRef. `npm run emulated-macs -- down` removes every Mac, namespace,
+// process and file they made. `SANDBAY_EMULATED_MACS_DIR` moves their root (default /var/lib/…).
+import { parseArgs } from 'node:util';
+import type { MacModel } from '../../../crds/meta.ts';
+import { writeCredentials } from '../../../hosts/tart/credentials.ts';
+import { DEFAULT_ROOT, downAll, miniYaml, upMacs } from './macs.ts';
+
+const CREDENTIALS_REF = 'emulated-macs';
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { model: { type: 'string', default: 'm4' }, 'data-dir': { type: 'string', default: 'data' } },
+});
+const root = process.env.SANDBAY_EMULATED_MACS_DIR ?? DEFAULT_ROOT;
+const [command, count] = positionals;
+
+if (command === 'up') {
+  const n = Number(count ?? '1');
+  if (!Number.isInteger(n) || n < 1 || n > 50) {
+    process.stderr.write('usage: emulated-macs up N (1-50) [--model m4|m4-pro|m5-pro] [--data-dir DIR]\n');
+    process.exit(2);
+  }
+  const fleet = await upMacs(root, n, values.model as MacModel);
+  writeCredentials(values['data-dir'], CREDENTIALS_REF, { username: 'root', privateKey: fleet.privateKey });
+  for (const m of fleet.macs)
+    process.stderr.write(`${m.name}: ssh root@${m.address} (namespace ${m.netns})\n`);
+  process.stdout.write(miniYaml(fleet.macs, CREDENTIALS_REF));
+} else if (command === 'down') {
+  await downAll(root);
+  process.stderr.write(`removed every emulated Mac under ${root}\n`);
+} else {
+  process.stderr.write('usage: emulated-macs up N | down\n');
+  process.exit(2);
+}

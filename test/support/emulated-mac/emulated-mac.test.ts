@@ -1,0 +1,143 @@
+// The emulated Mac keeps Tart's contract (read from cirruslabs/tart's source) over a real SSH login,
+// its VMs are real desktops reachable only through the Mac, and `down` leaves nothing behind.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { downAll, listMacs, upMacs, type EmulatedMac } from './macs.ts';
+import { namespaces } from './network.ts';
+
+let root: string;
+let keyFile: string;
+let mac: EmulatedMac;
+
+interface Out {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** One command line on the Mac as an operator's `ssh mac …` runs it. */
+function onMac(command: string): Out {
+  const r = spawnSync(
+    'ssh',
+    [
+      '-i', keyFile,
+      '-o', 'StrictHostKeyChecking=no',
+      '-o', 'UserKnownHostsFile=/dev/null',
+      '-o', 'LogLevel=ERROR',
+      '-o', 'BatchMode=yes',
+      `root@${mac.address}`,
+      command,
+    ],
+    { encoding: 'utf8', timeout: 60_000 },
+  ); // prettier-ignore
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'sandbay-emac-'));
+  const fleet = await upMacs(root, 1);
+  mac = fleet.macs[0]!;
+  keyFile = join(root, 'key');
+  writeFileSync(keyFile, fleet.privateKey, { mode: 0o600 });
+});
+
+afterAll(async () => {
+  if (root) await downAll(root);
+});
+
+describe('an emulated Mac', () => {
+  it('answers sysctl as macOS does and lists its images as Tart does', () => {
+    expect(onMac('sysctl -n hw.ncpu hw.memsize').stdout).toBe('10\n17179869184\n');
+    const list = onMac('tart list --format json');
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^\[\n {2}\{\n {4}"Source" : "local",\n {4}"Name" : "base-macos-26",\n/);
+    expect(JSON.parse(list.stdout)).toHaveLength(2);
+  });
+
+  it('keeps Tart’s messages and exit codes', () => {
+    expect(onMac('tart get nope --format json')).toMatchObject({
+      code: 2,
+      stderr: 'the specified VM "nope" does not exist\n',
+    });
+    expect(onMac('tart clone base-macos-26 c1 && tart stop c1')).toMatchObject({
+      code: 2,
+      stderr: 'VM "c1" is not running\n',
+    });
+    expect(onMac('tart ip c1')).toMatchObject({
+      code: 1,
+      stderr: 'no IP address found, is your VM running?\n',
+    });
+    expect(onMac('tart set c1 --cpu x').code).toBe(64);
+    expect(
+      onMac('tart set c1 --cpu 3 --memory 5120 --display 1280x800px && tart get c1 --format json'),
+    ).toMatchObject({ code: 0 });
+    const got = JSON.parse(onMac('tart get c1 --format json').stdout) as Record<string, unknown>;
+    expect(got).toMatchObject({
+      OS: 'darwin',
+      CPU: 3,
+      Memory: 5120,
+      Display: '1280x800px',
+      State: 'stopped',
+    });
+    expect(onMac('tart delete c1 && tart delete c1')).toMatchObject({
+      code: 2,
+      stderr: 'the specified VM "c1" does not exist\n',
+    });
+  });
+
+  it('runs VMs detached, each a desktop reachable only through the Mac, at most two at once', () => {
+    const start = (vm: string) =>
+      onMac(
+        `tart clone base-macos-26 ${vm} && (setsid nohup tart run ${vm} --no-graphics --vnc-experimental ` +
+          `> "$TART_HOME/vms/${vm}/run.log" 2>&1 &) && tart ip ${vm} --wait 30`,
+      );
+    const a = start('a');
+    expect(a).toMatchObject({ code: 0, stdout: '192.168.64.2\n' });
+    expect(onMac('cat "$TART_HOME/vms/a/run.log"').stdout).toMatch(
+      /^VNC server is running at vnc:\/\/:[a-z]+-[a-z]+-[a-z]+-[a-z]+@127\.0\.0\.1:\d+\n$/,
+    );
+    expect(start('b').code).toBe(0);
+    const c = onMac('tart clone base-macos-26 c && tart run c --no-graphics --vnc-experimental');
+    expect(c).toMatchObject({
+      code: 1,
+      stderr: 'The number of VMs exceeds the system limit (other running VMs: a, b)\n',
+    });
+    expect(onMac('tart run a --no-graphics')).toMatchObject({
+      code: 2,
+      stderr: 'VM "a" is already running!\n',
+    });
+    expect(onMac('tart delete a')).toMatchObject({ code: 1, stderr: 'VM "a" is running\n' });
+
+    // The guest: sshd for admin with the control plane's key, in the desktop's session.
+    const guest = onMac(
+      `ssh -i ${keyFile} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR ` +
+        `admin@192.168.64.2 'id -un; xdpyinfo | grep dimensions'`,
+    );
+    console.log(
+      onMac(
+        'namei -l $TART_HOME/vms/a/.emulation/home/.ssh/authorized_keys; tail -1 $TART_HOME/vms/a/.emulation/passwd; id sbemac' +
+          mac.link +
+          's0',
+      ).stdout,
+    );
+    expect(guest.stdout).toMatch(/^admin\n {2}dimensions: {4}1024x768 pixels/);
+    // Not from the control plane's own namespace: the unreachable route refuses it at once.
+    const direct = spawnSync('bash', ['-c', 'exec 3<>/dev/tcp/192.168.64.2/22'], { encoding: 'utf8' });
+    expect(direct.stderr).toContain('No route to host');
+
+    expect(onMac('tart stop a -t 5 && tart list --format json')).toMatchObject({ code: 0 });
+    const states = JSON.parse(onMac('tart list --format json').stdout) as { Name: string; State: string }[];
+    expect(states.filter((s) => s.State === 'running').map((s) => s.Name)).toEqual(['b']);
+  });
+
+  it('is gone with every namespace, process and file after down', async () => {
+    await downAll(root);
+    expect(listMacs(root)).toEqual([]);
+    expect((await namespaces()).filter((n) => n.startsWith(mac.netns))).toEqual([]);
+    expect(existsSync(root)).toBe(false);
+    expect(spawnSync('pgrep', ['-f', `sbmac${mac.link}`]).status).toBe(1);
+  });
+});

@@ -1,0 +1,124 @@
+// The network of emulated Macs, as measured in ../../../shared/notes/namespaces.md: each Mac is a
+// network namespace linked to the host by a veth pair on 198.18.<link>.0/30 (RFC 2544 benchmarking
+// space, never the internet), with a bridge 192.168.64.1/24 inside it that its VMs join, each VM in
+// its own namespace. The host namespace gets an `unreachable` route for 192.168.64.0/24, so a bug
+// that connects to a VM address directly fails at once instead of sending a packet off the machine.
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { run } from '../../../hosts/linux/runner.ts';
+
+/** Where link numbers are claimed (one mkdir each: atomic across processes). */
+const LINKS_DIR = '/run/sandbay-emulated-macs/links';
+export const VM_NET = '192.168.64.0/24';
+
+export interface MacLink {
+  /** Third octet of the link's /30. */
+  link: number;
+  netns: string;
+  hostIf: string;
+  hostIp: string;
+  macIp: string;
+}
+
+export function macLink(link: number): MacLink {
+  return {
+    link,
+    netns: `sbmac${link}`,
+    hostIf: `sbmac${link}`,
+    hostIp: `198.18.${link}.1`,
+    macIp: `198.18.${link}.2`,
+  };
+}
+
+/** Claims a free link number (1–250) for a new Mac. */
+export function claimLink(): MacLink {
+  mkdirSync(LINKS_DIR, { recursive: true });
+  for (let link = 1; link <= 250; link++) {
+    try {
+      mkdirSync(`${LINKS_DIR}/${link}`);
+      return macLink(link);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+  throw new Error('no free link number for another emulated Mac');
+}
+
+export function releaseLink(link: number): void {
+  rmSync(`${LINKS_DIR}/${link}`, { recursive: true, force: true });
+}
+
+/** Links claimed by any process (for `down` and the route's last user). */
+export function claimedLinks(): number[] {
+  try {
+    return readdirSync(LINKS_DIR).map(Number).filter(Number.isInteger);
+  } catch {
+    return [];
+  }
+}
+
+const ip = (...args: string[]) => run('ip', args);
+
+/** The Mac's namespace, its link to the host and its VM bridge; the host's unreachable route. */
+export async function createMacNetwork(l: MacLink): Promise<void> {
+  await ensureUnreachableRoute();
+  await ip('netns', 'add', l.netns);
+  await ip('link', 'add', l.hostIf, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', l.netns);
+  await ip('addr', 'add', `${l.hostIp}/30`, 'dev', l.hostIf);
+  await ip('link', 'set', l.hostIf, 'up');
+  const n = (...args: string[]) => ip('-n', l.netns, ...args);
+  await n('addr', 'add', `${l.macIp}/30`, 'dev', 'eth0');
+  await n('link', 'set', 'eth0', 'up');
+  await n('link', 'set', 'lo', 'up');
+  await n('link', 'add', 'br64', 'type', 'bridge');
+  await n('addr', 'add', '192.168.64.1/24', 'dev', 'br64');
+  await n('link', 'set', 'br64', 'up');
+}
+
+/** Removes the Mac's namespace (its veths go with it) and every VM namespace of it. */
+export async function deleteMacNetwork(l: MacLink): Promise<void> {
+  for (const ns of await namespaces()) {
+    if (ns === l.netns || ns.startsWith(`${l.netns}-`)) await ip('netns', 'del', ns).catch(() => {});
+  }
+}
+
+export async function namespaces(): Promise<string[]> {
+  const { stdout } = await ip('netns', 'list');
+  return stdout
+    .split('\n')
+    .map((line) => line.split(' ')[0] ?? '')
+    .filter((n) => n !== '');
+}
+
+async function ensureUnreachableRoute(): Promise<void> {
+  const { stdout } = await ip('route', 'show', 'type', 'unreachable', VM_NET);
+  if (!stdout.includes('192.168.64.0/24')) await ip('route', 'add', 'unreachable', VM_NET).catch(() => {});
+}
+
+/** Drops the host's route once no Mac uses it. */
+export async function dropUnreachableRouteIfUnused(): Promise<void> {
+  if (claimedLinks().length === 0) await ip('route', 'del', 'unreachable', VM_NET).catch(() => {});
+}
+
+/**
+ * One VM's namespace inside a Mac: a veth whose Mac end joins the bridge; the VM end is `eth0` with
+ * `address`/24 and a default route via the bridge. `slot` keeps interface names short and unique.
+ */
+export async function createVmNetwork(macNetns: string, slot: number, address: string): Promise<string> {
+  const vmNetns = `${macNetns}-vm${slot}`;
+  await ip('netns', 'del', vmNetns).catch(() => {});
+  await ip('netns', 'add', vmNetns);
+  const macIf = `vm${slot}`;
+  await ip('-n', macNetns, 'link', 'del', macIf).catch(() => {});
+  await ip('-n', macNetns, 'link', 'add', macIf, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', vmNetns);
+  await ip('-n', macNetns, 'link', 'set', macIf, 'master', 'br64', 'up');
+  const n = (...args: string[]) => ip('-n', vmNetns, ...args);
+  await n('addr', 'add', `${address}/24`, 'dev', 'eth0');
+  await n('link', 'set', 'eth0', 'up');
+  await n('link', 'set', 'lo', 'up');
+  await n('route', 'add', 'default', 'via', '192.168.64.1');
+  return vmNetns;
+}
+
+export async function deleteVmNetwork(vmNetns: string): Promise<void> {
+  await ip('netns', 'del', vmNetns).catch(() => {});
+}
