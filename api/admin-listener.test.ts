@@ -1,12 +1,20 @@
-import { X509Certificate } from 'node:crypto';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listenHttpAndHttps } from './admin-listener.ts';
-import { canonicalIp, ensureAdminTls, selfSignedCertificate } from './admin-tls.ts';
+import {
+  canonicalIp,
+  ensureAdminTls,
+  selfSignedCertificate,
+  TLS_CERT_FILE,
+  TLS_KEY_FILE,
+} from './admin-tls.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -78,6 +86,85 @@ describe('selfSignedCertificate', () => {
     const again = await ensureAdminTls(join(dir, 'c.crt'), join(dir, 'c.key'), '127.0.0.1');
     expect(again).toEqual(first);
     expect((await stat(join(dir, 'c.key'))).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('ensureAdminTls on one data dir from several starts at once', () => {
+  const matching = (m: { cert: string; key: string }) =>
+    new X509Certificate(m.cert).checkPrivateKey(createPrivateKey(m.key));
+
+  /** Where the pair should be, and what is in the dir besides it (temp files left over). */
+  async function onDisk(dir: string) {
+    const [cert, key] = await Promise.all([
+      readFile(join(dir, TLS_CERT_FILE), 'utf8'),
+      readFile(join(dir, TLS_KEY_FILE), 'utf8'),
+    ]);
+    return {
+      cert,
+      key,
+      others: (await readdir(dir)).filter((f) => f !== TLS_CERT_FILE && f !== TLS_KEY_FILE),
+    };
+  }
+
+  it('two processes starting together serve the one pair on disk, and leave no temp file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sandbay-tls-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    // Each child loads the module, says so, and calls ensureAdminTls when the test says go: both
+    // calls start within a few ms of each other, the window in which both find no key.
+    const script = [
+      `import { ensureAdminTls } from ${JSON.stringify(join(import.meta.dirname, 'admin-tls.ts'))};`,
+      `const [dir, cert, key] = process.argv.slice(1);`,
+      `process.stdout.write('ready\\n');`,
+      `process.stdin.once('data', async () => {`,
+      `  process.stdout.write(JSON.stringify(await ensureAdminTls(dir + '/' + cert, dir + '/' + key, '127.0.0.1')) + '\\n');`,
+      `  process.exit(0);`,
+      `});`,
+    ].join('\n');
+    const starts = [0, 1].map(() =>
+      spawn(process.execPath, ['--input-type=module', '-e', script, dir, TLS_CERT_FILE, TLS_KEY_FILE], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      }),
+    );
+    const lines = starts.map((child) => createInterface({ input: child.stdout })[Symbol.asyncIterator]());
+    for (const line of lines) expect((await line.next()).value).toBe('ready');
+    for (const child of starts) child.stdin.write('go\n');
+    const served = await Promise.all(
+      lines.map(
+        async (line) => JSON.parse((await line.next()).value as string) as { cert: string; key: string },
+      ),
+    );
+    await Promise.all(starts.map((child) => new Promise((resolve) => child.once('exit', resolve))));
+    const disk = await onDisk(dir);
+    expect(served[0]).toEqual({ cert: disk.cert, key: disk.key });
+    expect(served[1]).toEqual({ cert: disk.cert, key: disk.key });
+    expect(matching(disk)).toBe(true);
+    expect(disk.others).toEqual([]);
+  });
+
+  it('eight starts in one process at once agree on one matching pair', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sandbay-tls-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const served = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        ensureAdminTls(join(dir, TLS_CERT_FILE), join(dir, TLS_KEY_FILE), '127.0.0.1'),
+      ),
+    );
+    const disk = await onDisk(dir);
+    for (const m of served) expect(m).toEqual({ cert: disk.cert, key: disk.key });
+    expect(matching(disk)).toBe(true);
+    expect(disk.others).toEqual([]);
+  });
+
+  it('replaces a key whose certificate never came (a start that died between the two writes)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sandbay-tls-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const orphan = await selfSignedCertificate(['localhost'], ['127.0.0.1']);
+    await writeFile(join(dir, TLS_KEY_FILE), orphan.key, { mode: 0o600 });
+    const made = await ensureAdminTls(join(dir, TLS_CERT_FILE), join(dir, TLS_KEY_FILE), '127.0.0.1', 200);
+    expect(made.key).not.toBe(orphan.key);
+    const disk = await onDisk(dir);
+    expect(made).toEqual({ cert: disk.cert, key: disk.key });
+    expect(matching(disk)).toBe(true);
   });
 });
 

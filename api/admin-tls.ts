@@ -4,9 +4,10 @@
 // clients trust with `--certificate-authority DATA_DIR/admin-tls.crt`.
 //
 // The certificate is built by `@peculiar/x509` (ASN.1 and X.509 extensions) on WebCrypto keys.
-import { X509Certificate, randomBytes, webcrypto } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
+import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 // @peculiar/x509 2.x resolves its parts through tsyringe, which needs this polyfill loaded first.
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
@@ -20,30 +21,101 @@ export interface TlsMaterial {
   key: string;
 }
 
+/** How long a start waits for another start's certificate to follow the key it published. */
+const PAIR_WAIT_MS = 10_000;
+const POLL_MS = 20;
+
 /**
  * Reads the certificate and key at the given paths, or makes and writes new ones when absent, valid
  * for localhost, 127.0.0.1, ::1 and the address or name the listener binds (unless a wildcard).
+ *
+ * Several processes may start on one data dir at once (replicas), and all of them must end up
+ * serving the one pair on disk, which is what clients trust. So the key file is published by
+ * `link()`, which fails when the file exists: exactly one start wins, then renames its certificate
+ * into place; every other start drops what it made and waits for that certificate (a key whose
+ * certificate never comes, left by a start that died between the two, is replaced after a wait).
+ * Temp files carry the process and a random tag: no two writers ever share one.
  */
-export async function ensureAdminTls(certFile: string, keyFile: string, host: string): Promise<TlsMaterial> {
-  try {
-    const [cert, key] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
-    return { cert, key };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+export async function ensureAdminTls(
+  certFile: string,
+  keyFile: string,
+  host: string,
+  pairWaitMs = PAIR_WAIT_MS,
+): Promise<TlsMaterial> {
+  let waitingSince: number | undefined;
+  for (;;) {
+    const found = await readPair(certFile, keyFile);
+    if (found.key !== undefined && found.cert !== undefined && pairMatches(found.cert, found.key)) {
+      return { cert: found.cert, key: found.key };
+    }
+    if (found.key === undefined) {
+      const material = await selfSignedCertificate(...namesFor(host));
+      if (await publish(material, certFile, keyFile)) return material;
+      continue; // another start won: serve its pair
+    }
+    // A key without its certificate: another start is between its two writes, or died there.
+    waitingSince ??= Date.now();
+    if (Date.now() - waitingSince > pairWaitMs) {
+      await unlink(keyFile).catch(ignoreMissing);
+      waitingSince = undefined;
+      continue;
+    }
+    await delay(POLL_MS);
   }
+}
+
+function namesFor(host: string): [string[], string[]] {
   const ips = new Set(['127.0.0.1', '::1']);
   const dnsNames = new Set(['localhost']);
   if (isIP(host)) {
     const ip = canonicalIp(host);
     if (ip !== '0.0.0.0' && ip !== '::') ips.add(ip);
   } else dnsNames.add(host);
-  const material = await selfSignedCertificate([...dnsNames], [...ips]);
-  // The key first, written aside then renamed: a certificate file always has its key beside it.
-  await writeFile(`${keyFile}.tmp`, material.key, { mode: 0o600 });
-  await rename(`${keyFile}.tmp`, keyFile);
-  await writeFile(`${certFile}.tmp`, material.cert, { mode: 0o644 });
-  await rename(`${certFile}.tmp`, certFile);
-  return material;
+  return [[...dnsNames], [...ips]];
+}
+
+async function readPair(certFile: string, keyFile: string): Promise<{ cert?: string; key?: string }> {
+  const read = (file: string) =>
+    readFile(file, 'utf8').catch((err: unknown) => {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    });
+  const key = await read(keyFile);
+  const cert = key === undefined ? undefined : await read(certFile);
+  return { ...(key !== undefined && { key }), ...(cert !== undefined && { cert }) };
+}
+
+function pairMatches(cert: string, key: string): boolean {
+  try {
+    return new X509Certificate(cert).checkPrivateKey(createPrivateKey(key));
+  } catch {
+    return false; // a file cut short or garbled: not a pair to serve
+  }
+}
+
+/** Publishes `material` unless another start already published a key; says whether it did. */
+async function publish(material: TlsMaterial, certFile: string, keyFile: string): Promise<boolean> {
+  const tag = `${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const keyTmp = `${keyFile}.${tag}`;
+  const certTmp = `${certFile}.${tag}`;
+  try {
+    await writeFile(keyTmp, material.key, { mode: 0o600, flag: 'wx' });
+    await writeFile(certTmp, material.cert, { mode: 0o644, flag: 'wx' });
+    try {
+      await link(keyTmp, keyFile);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw err;
+    }
+    await rename(certTmp, certFile);
+    return true;
+  } finally {
+    await Promise.all([unlink(keyTmp).catch(ignoreMissing), unlink(certTmp).catch(ignoreMissing)]);
+  }
+}
+
+function ignoreMissing(err: unknown): void {
+  if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
 }
 
 /**

@@ -33,9 +33,11 @@ export interface ScreenSpec {
   /** Without a cgroup: each process gets SIGKILL when its starter dies (emulated Macs' `tart run`). */
   pdeathsig?: boolean;
   /**
-   * The VM's namespaces: the session and x11vnc run in both; Xvfb only in the network one, so that
-   * its socket file stays in the machine's /tmp/.X11-unix for the driver while its abstract socket,
-   * which the VM's clients use, exists only in the VM's network namespace.
+   * The VM's namespaces: the session and x11vnc run in all; Xvfb in the network and IPC ones only,
+   * so that its socket file stays in the machine's /tmp/.X11-unix for the driver while its abstract
+   * socket, which the VM's clients use, exists only in the VM's network namespace, and the SysV
+   * segments its clients hand it (MIT-SHM) are looked up in the VM's IPC namespace. The driver's own
+   * captures hand it memory by file descriptor (x11-shm.ts), which needs no namespace.
    */
   namespaces?: VmNamespaces;
 }
@@ -90,7 +92,9 @@ export const DESKTOP_ENV = {
 } as const;
 
 function wrapped(s: ScreenSpec, command: string, args: string[], asUser: boolean, xServer = false) {
-  const ns = s.namespaces && (xServer ? { net: s.namespaces.net } : s.namespaces);
+  const ns =
+    s.namespaces &&
+    (xServer ? { net: s.namespaces.net, ...(s.namespaces.ipc && { ipc: s.namespaces.ipc }) } : s.namespaces);
   return inNamespaces(placed(s, command, args, asUser), ns);
 }
 

@@ -439,6 +439,24 @@ describe('recordings', () => {
     }
   });
 
+  it('fails a recording whose file the tenant swapped for a link to a root file, and reads nothing through it', async () => {
+    const secret = join(dataDir, `secret-${randomBytes(4).toString('hex')}`);
+    await writeFile(secret, 'root only', { mode: 0o600 });
+    const rec = await guest.startRecording();
+    // From inside the VM, as the tenant: the recorder's output in /tmp becomes a link to root's file.
+    const swap = await guest.exec(
+      `f=/tmp/sandbay-recording-${rec.id}.mp4 && test -f $f && rm $f && ln -s ${secret} $f && echo swapped`,
+    );
+    expect(swap.stdout.trim()).toBe('swapped');
+    const stopped = await guest.stopRecording(rec.id);
+    expect(stopped.state).toBe('failed');
+    await expect(guest.downloadRecording(rec.id)).rejects.toMatchObject({ code: 'not_found' });
+    expect(await readFile(secret, 'utf8')).toBe('root only');
+    // Nothing of it left in the VM's /tmp.
+    expect((await guest.exec(`ls -A /tmp | grep -c ${rec.id} || true`)).stdout.trim()).toBe('0');
+    await guest.deleteRecording(rec.id);
+  });
+
   it('records an MP4 of the recorded duration outside the VM home, lists, downloads and deletes it', async () => {
     const rec = await guest.startRecording('demo');
     expect(rec).toMatchObject({ name: 'demo', state: 'recording' });
@@ -448,6 +466,16 @@ describe('recordings', () => {
       members.filter(Boolean).map((pid) => readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')),
     );
     expect(comms.map((c) => c.trim())).toContain('ffmpeg');
+    // As the VM's user, inside the VM's network, mount and IPC namespaces (those of its sshd).
+    const vm = host.describe('g');
+    const ffmpeg = members.filter(Boolean)[comms.findIndex((c) => c.trim() === 'ffmpeg')] as string;
+    expect(/^Uid:\s+(\d+)/m.exec(await readFile(`/proc/${ffmpeg}/status`, 'utf8'))?.[1]).toBe(
+      String(vm.record.uid),
+    );
+    for (const ns of ['net', 'mnt', 'ipc']) {
+      expect(readlinkSync(`/proc/${ffmpeg}/ns/${ns}`)).toBe(readlinkSync(`/proc/${vm.procs.sshd!}/ns/${ns}`));
+      expect(readlinkSync(`/proc/${ffmpeg}/ns/${ns}`)).not.toBe(readlinkSync(`/proc/self/ns/${ns}`));
+    }
     const started = Date.now();
     // Something to record; the duration is what this test is about, so it waits on the clock.
     await guest.move(200, 200);

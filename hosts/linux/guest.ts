@@ -58,6 +58,9 @@ export class LinuxGuest implements Guest {
         height: vm.height,
         dataDir: vm.dataDir,
         ...(vm.cgroupPath === undefined ? {} : { cgroupPath: vm.cgroupPath }),
+        ...(vm.namespaces && {
+          vm: { uid: vm.uid, gid: vm.gid, namespacePid: vm.namespaces.pid, tmpDir: vm.namespaces.tmpDir },
+        }),
       }),
       opts.recorder,
     );

@@ -26,6 +26,7 @@ import { claimSlot, destroyVmFiles, provisionVm, vmIsolation, type SetupContext 
 import { checkRoom, validateCreate, validateSize, vmInfo } from './vm-spec.ts';
 import { vmRuntime } from './vm-runtime.ts';
 import { saveRecord, type VmPaths, type VmRecord } from './vm-record.ts';
+import { vmTempDirs } from './vm-mount-ns.ts';
 import type { VmCgroup } from './cgroups.ts';
 
 type GuestModule = typeof import('./guest.ts');
@@ -183,12 +184,19 @@ export class LinuxHost implements Host {
   /** Marks a VM as up: its runtime for the guest half, and a watch on its processes. */
   #running(e: VmEntry): void {
     const r = e.record;
-    e.runtime = vmRuntime(r, e.paths, e.cgroup.path, this.#opts, {
-      touch: () => {
-        e.lastActivity = this.#opts.now();
+    e.runtime = vmRuntime(
+      r,
+      e.paths,
+      e.cgroup.path,
+      this.#opts,
+      {
+        touch: () => {
+          e.lastActivity = this.#opts.now();
+        },
+        lastActivity: () => e.lastActivity,
       },
-      lastActivity: () => e.lastActivity,
-    });
+      e.procs.sshd && { pid: e.procs.sshd.pid, tmpDir: vmTempDirs(e.paths.disk).tmp },
+    );
     // A desktop process that dies on its own takes the VM down, as a crashed VM would be.
     for (const proc of Object.values(e.procs)) {
       void proc.exited.then(() => {

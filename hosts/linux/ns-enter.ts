@@ -5,6 +5,12 @@ export interface VmNamespaces {
   net: string;
   /** The VM's persisted mount namespace (private /tmp, /var/tmp, /dev/shm); absent for the X server. */
   mount?: string;
+  /**
+   * The VM's IPC namespace (SysV shared memory, semaphores and message queues, POSIX message
+   * queues), which every process of the VM joins, its X server included: x11vnc and X clients hand
+   * SysV segments to the X server by id (MIT-SHM), an id means something only within one namespace.
+   */
+  ipc?: string;
 }
 
 /** `cmd` as run inside `ns` (unchanged without). Paths travel as argv entries, never through a shell. */
@@ -14,5 +20,6 @@ export function inNamespaces(
 ): { command: string; args: string[] } {
   if (!ns) return cmd;
   const mount = ns.mount === undefined ? [] : [`--mount=${ns.mount}`];
-  return { command: 'nsenter', args: [`--net=${ns.net}`, ...mount, '--', cmd.command, ...cmd.args] };
+  const ipc = ns.ipc === undefined ? [] : [`--ipc=${ns.ipc}`];
+  return { command: 'nsenter', args: [`--net=${ns.net}`, ...mount, ...ipc, '--', cmd.command, ...cmd.args] };
 }

@@ -2,13 +2,24 @@
 // spawned with an argument array and the VM's own display cookie. Stopping sends SIGINT, on which
 // ffmpeg finishes the file (writes the index), so an MP4 is playable whichever process stops it —
 // also a restarted server that finds a recorder it did not start (it checks /proc first).
+//
+// ffmpeg reads the VM's screen, so it runs as the VM's user inside the VM's namespaces and cgroup,
+// as any of the tenant's processes would (root's ffmpeg would parse what the tenant's X server
+// sends; a process of the tenant's uid outside its namespaces could be ptraced by the tenant and
+// reach the machine's network). It writes into the VM's own /tmp (its disk, bounded); ffprobe
+// checks the result there, also as the user; then root copies it into the root-only recordings dir
+// through a descriptor opened without following a link, and only if it is a regular file of the
+// VM's user on the VM's disk (recorder-import.ts). A VM booted without namespaces (the clone
+// bench's baseline) records as root straight into the recordings dir, as before.
 import type { ChildProcess } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { DriverError, type RecordingInfo } from '../driver.ts';
 import { detectCgroups, VmCgroup } from './cgroups.ts';
 import { hasControlChars } from './files.ts';
+import { importVideo } from './recorder-import.ts';
 import { newRecordingId, publicInfo, RecordingStore, type RecordingMeta } from './recorder-store.ts';
 import { run, spawnTool } from './runner.ts';
 
@@ -20,6 +31,23 @@ export interface RecorderTarget {
   dataDir: string;
   /** The VM's cgroup (relative path, as in LinuxVmRuntime), if it has one. */
   cgroupPath?: string;
+  /** The VM's user and namespaces, when it has them: the recorder runs as that user inside them. */
+  vm?: RecorderVm;
+}
+
+export interface RecorderVm {
+  uid: number;
+  gid: number;
+  /** A root process of the VM inside all of its namespaces (its sshd), which `nsenter --target` joins. */
+  namespacePid: number;
+  /** Where the VM's /tmp is on the machine (a root-owned dir on the VM's disk). */
+  tmpDir: string;
+}
+
+/** Where a recorder inside the VM writes, as the VM sees it (its /tmp) and as the machine does. */
+function vmOutput(vm: RecorderVm, id: string): { inVm: string; onHost: string } {
+  const name = `sandbay-recording-${id}.mp4`;
+  return { inVm: `/tmp/${name}`, onHost: join(vm.tmpDir, name) };
 }
 
 export interface RecorderOptions {
@@ -72,7 +100,7 @@ export class Recorder {
     await store.ensureDir();
     const id = newRecordingId();
     const startedAt = new Date();
-    const file = store.video(id);
+    const file = this.#output(id);
     const child = this.#spawn(file);
     const stderr: string[] = [];
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -99,6 +127,8 @@ export class Recorder {
     if (!began) {
       running.delete(file);
       child.kill('SIGKILL');
+      await exited;
+      await this.#removeOutput(id);
       await store.remove(id);
       const line = stderr.join('').trim().split('\n')[0] || 'ffmpeg did not start';
       throw new DriverError(
@@ -118,7 +148,7 @@ export class Recorder {
     const meta = await store.read(id);
     if (!meta) throw new DriverError('not_found', `no recording ${String(id)}`);
     if (meta.state !== 'recording') return publicInfo(meta);
-    await this.#interrupt(store.video(id), meta.pid);
+    await this.#interrupt(this.#output(id), meta.pid);
     return publicInfo(await this.#settle(store, id));
   }
 
@@ -138,7 +168,8 @@ export class Recorder {
     const store = this.#store();
     const meta = await store.read(id);
     if (!meta) throw new DriverError('not_found', `no recording ${String(id)}`);
-    if (meta.state === 'recording') await this.#interrupt(store.video(id), meta.pid);
+    if (meta.state === 'recording') await this.#interrupt(this.#output(id), meta.pid);
+    await this.#removeOutput(id);
     await store.remove(id);
   }
 
@@ -161,6 +192,40 @@ export class Recorder {
   async stopAll(): Promise<void> {
     const active = (await this.list()).filter((r) => r.state === 'recording');
     await Promise.all(active.map((r) => this.stop(r.id).catch(() => undefined)));
+  }
+
+  /** The file the recorder writes, as its own command line names it. */
+  #output(id: string): string {
+    const vm = this.#target().vm;
+    return vm ? vmOutput(vm, id).inVm : this.#store().video(id);
+  }
+
+  /** Removes what a recorder inside the VM left in the VM's /tmp (unlink follows no link). */
+  async #removeOutput(id: string): Promise<void> {
+    const vm = this.#target().vm;
+    if (vm) await rm(vmOutput(vm, id).onHost, { force: true });
+  }
+
+  /** `cmd` as the recorder's tools run: in the VM's cgroup, and as its user inside its namespaces. */
+  #placed(command: string, args: string[]): { command: string; args: string[] } {
+    const t = this.#target();
+    const as = t.vm && { uid: t.vm.uid, gid: t.vm.gid };
+    const cgroups = t.cgroupPath === undefined ? undefined : detectCgroups();
+    let cmd =
+      cgroups && !('missing' in cgroups)
+        ? new VmCgroup(cgroups, t.cgroupPath as string).wrap(command, args, as)
+        : as
+          ? {
+              command: 'setpriv',
+              args: [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--clear-groups', '--', command, ...args],
+            }
+          : { command, args };
+    if (t.vm) {
+      // nsenter execs in place (no PID namespace): the PID tracked is ffmpeg's own.
+      const target = [`--target=${t.vm.namespacePid}`, '--net', '--mount', '--ipc', '--'];
+      cmd = { command: 'nsenter', args: [...target, cmd.command, ...cmd.args] };
+    }
+    return cmd;
   }
 
   #spawn(file: string): ChildProcess {
@@ -186,11 +251,7 @@ export class Recorder {
     ];
     // Inside the VM's cgroup the recorder counts against the VM's CPU and memory, and no recorder
     // outlives the VM (its power-off kills every member of the cgroup).
-    const cgroups = t.cgroupPath === undefined ? undefined : detectCgroups();
-    const cmd =
-      cgroups && !('missing' in cgroups)
-        ? new VmCgroup(cgroups, t.cgroupPath as string).wrap('ffmpeg', args)
-        : { command: 'ffmpeg', args };
+    const cmd = this.#placed('ffmpeg', args);
     return spawnTool(cmd.command, cmd.args, {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', DISPLAY: display, XAUTHORITY: t.xauthority },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -223,7 +284,7 @@ export class Recorder {
   /** A `recording` record whose process is gone (server restart, crash) is settled now. */
   async #reconcile(store: RecordingStore, meta: RecordingMeta): Promise<RecordingMeta> {
     if (meta.state !== 'recording') return meta;
-    const file = store.video(meta.id);
+    const file = this.#output(meta.id);
     if (running.has(file)) return meta;
     if (meta.pid !== undefined && (await isRecorderOf(meta.pid, file))) return meta;
     return this.#settle(store, meta.id);
@@ -234,7 +295,9 @@ export class Recorder {
     // The exit watcher and stop() both settle; they share one attempt.
     let settling = settlingById.get(id);
     if (!settling) {
-      settling = settle(store, id).finally(() => settlingById.delete(id));
+      const vm = this.#target().vm;
+      const probe = (file: string) => probeDuration(file, (c, a) => this.#placed(c, a));
+      settling = settle(store, id, vm, probe).finally(() => settlingById.delete(id));
       settlingById.set(id, settling);
     }
     return settling;
@@ -243,13 +306,24 @@ export class Recorder {
 
 const settlingById = new Map<string, Promise<RecordingMeta>>();
 
-async function settle(store: RecordingStore, id: string): Promise<RecordingMeta> {
+async function settle(
+  store: RecordingStore,
+  id: string,
+  vm: RecorderVm | undefined,
+  probe: (file: string) => Promise<number | undefined>,
+): Promise<RecordingMeta> {
   const meta = await store.read(id);
   if (!meta) throw new DriverError('not_found', `no recording ${id}`);
   if (meta.state !== 'recording') return meta;
   const file = store.video(id);
-  running.delete(file);
-  const duration = await probeDuration(file);
+  const output = vm && vmOutput(vm, id);
+  running.delete(output?.inVm ?? file);
+  let duration = await probe(output?.inVm ?? file);
+  if (output && vm) {
+    // Checked by ffprobe inside the VM: now root takes a copy, if it is the VM's own regular file.
+    if (duration !== undefined && !(await importVideo(output.onHost, file, vm))) duration = undefined;
+    await rm(output.onHost, { force: true });
+  }
   const { pid: _pid, ...rest } = meta;
   const settled: RecordingMeta = { ...rest, stopped_at: new Date().toISOString() };
   if (duration === undefined) {
@@ -303,13 +377,19 @@ export async function isRecorderOf(pid: number, file: string): Promise<boolean> 
   }
 }
 
-/** The MP4's duration by ffprobe, or undefined when the file is missing or not a valid MP4. */
-export async function probeDuration(file: string): Promise<number | undefined> {
-  const result = await run(
-    'ffprobe',
-    ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file],
-    { timeoutMs: 10_000 },
-  ).catch(() => undefined);
+/**
+ * The MP4's duration by ffprobe, or undefined when the file is missing or not a valid MP4. `placed`
+ * puts ffprobe where the file's writer ran (as the VM's user, in its namespaces).
+ */
+export async function probeDuration(
+  file: string,
+  placed: (command: string, args: string[]) => { command: string; args: string[] } = (command, args) => ({
+    command,
+    args,
+  }),
+): Promise<number | undefined> {
+  const cmd = placed('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file]);
+  const result = await run(cmd.command, cmd.args, { timeoutMs: 10_000 }).catch(() => undefined);
   const d = Number.parseFloat(result?.stdout.trim() ?? '');
   return Number.isFinite(d) && d > 0 ? Math.round(d * 1000) / 1000 : undefined;
 }

@@ -85,7 +85,8 @@ export async function bootDesktop(
       throw e;
     }
   }
-  const namespaces = isolation && holder && { net: isolation.link.netnsPath, mount: holder.path };
+  const namespaces = isolation &&
+    holder && { net: isolation.link.netnsPath, mount: holder.path, ipc: holder.ipc };
   const screen: ScreenSpec = {
     vmUser: { user: r.user, uid: r.uid, gid: r.gid, home: r.home },
     cgroup,

@@ -7,10 +7,15 @@
 // namespace, so no other VM can see the socket at all. Processes that start in the namespace must not
 // need a path under the machine's /tmp (sshd's files are copied to the global dir, see vm-boot.ts).
 //
-// The namespace is made by a holder process (root, in the VM's cgroup) that sets up the mounts and
-// sleeps; the VM's processes join it with `nsenter --mount=/proc/<holder>/ns/mnt` while it boots,
-// and the holder is stopped once they run. The namespace then lives exactly as long as the VM's
-// processes: power-off (the cgroup kill) ends it with them, and nothing is left to remove.
+// The same holder makes the VM's IPC namespace: SysV shared memory, semaphores, message queues and
+// POSIX message queues of one VM are invisible to every other VM and to the machine, and go when the
+// VM's last process does (before, they were swept by user at power-off, after the fact).
+//
+// The namespaces are made by a holder process (root, in the VM's cgroup) that sets up the mounts and
+// sleeps; the VM's processes join them with `nsenter --mount=/proc/<holder>/ns/mnt
+// --ipc=/proc/<holder>/ns/ipc` while it boots, and the holder is stopped once they run. The
+// namespaces then live exactly as long as the VM's processes: power-off (the cgroup kill) ends them
+// with them, and nothing is left to remove.
 import { chmodSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DriverError } from '../driver.ts';
@@ -41,6 +46,8 @@ export interface MountNsHolder {
   proc: TrackedProcess;
   /** What `nsenter --mount=` takes while the holder lives. */
   path: string;
+  /** What `nsenter --ipc=` takes while the holder lives. */
+  ipc: string;
 }
 
 /**
@@ -58,6 +65,7 @@ export async function holdVmMountNs(
   for (const name of SOCKET_DIRS) freshRootDir(join(dirs.tmp, name), 0o1777);
   const args = [
     '--mount',
+    '--ipc',
     '--propagation',
     'private',
     '--',
@@ -81,7 +89,7 @@ export async function holdVmMountNs(
     await proc.exited;
     throw e;
   }
-  return { proc, path: `/proc/${proc.pid}/ns/mnt` };
+  return { proc, path: `/proc/${proc.pid}/ns/mnt`, ipc: `/proc/${proc.pid}/ns/ipc` };
 }
 
 /** The mount namespace a process is in (`mnt:[inode]`), for checks. */

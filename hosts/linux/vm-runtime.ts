@@ -30,6 +30,11 @@ export interface LinuxVmRuntime {
   height: number;
   /** The VM's cgroup (for placing guest-started processes under its limits), when cgroups are in use. */
   cgroupPath?: string;
+  /**
+   * With the VM's namespaces: a root process of the VM inside all of them (its sshd), which helpers
+   * reading VM data join (`nsenter --target`), and where the VM's /tmp is on the machine.
+   */
+  namespaces?: { pid: number; tmpDir: string };
   /** Records activity (for lastActivity). */
   touch(): void;
   lastActivity(): Date | undefined;
@@ -42,6 +47,7 @@ export function vmRuntime(
   cgroupPath: string | undefined,
   size: { width: number; height: number },
   activity: Pick<LinuxVmRuntime, 'touch' | 'lastActivity'>,
+  namespaces?: LinuxVmRuntime['namespaces'],
 ): LinuxVmRuntime {
   return {
     name: r.name,
@@ -65,6 +71,7 @@ export function vmRuntime(
     width: size.width,
     height: size.height,
     ...(cgroupPath ? { cgroupPath } : {}),
+    ...(namespaces ? { namespaces } : {}),
     ...activity,
   };
 }

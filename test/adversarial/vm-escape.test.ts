@@ -5,7 +5,7 @@
 // with route lookups (`ip route get` sends nothing) and with listeners this test opens itself; no
 // packet goes to an address outside the VMs' own links. Power-off removes each namespace, link and
 // mount, which the last test checks on the machine.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,6 +75,9 @@ function sh(name: string, command: string): Promise<{ code: number; stdout: stri
     });
   });
 }
+
+/** The IPC namespace a process is in (`ipc:[inode]`). */
+const ipcNsOf = (pid: number) => readlinkSync(`/proc/${pid}/ns/ipc`);
 
 /** A TCP connect from inside the VM: prints `open` or the error (bash's /dev/tcp, 2 s bound). */
 const tcpProbe = (ip: string, port: number) =>
@@ -193,6 +196,50 @@ it('keeps /tmp, /var/tmp and /dev/shm private to each VM, on its own disk, and n
   const after = await sh('a', `ls -A /tmp /var/tmp /dev/shm | grep -c ${mark} || true`);
   expect(after.stdout.trim()).toBe('0');
   expect((await sh('a', mq('os.O_RDWR'))).stdout.trim()).toBe('No such file or directory');
+});
+
+it("keeps each VM's SysV shared memory and message queues and its POSIX queues out of every other VM's sight", async () => {
+  // Made world-readable and writable by VM a, under a fixed key and name: only the namespace can
+  // keep VM b (another user, but mode 0666 would let it in) and the machine from finding them.
+  const key = 0x5bc0_0000 + (Date.now() % 0xffff);
+  const name = `/escape-${key}`;
+  const ipc = (create: boolean) =>
+    `/usr/bin/python3 -c "` +
+    `import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); rt = ctypes.CDLL('librt.so.1', use_errno=True); ` +
+    `flags = (0o1000 | 0o666) if ${create ? 'True' : 'False'} else 0; ` +
+    `out = lambda r: str(r) if r >= 0 else os.strerror(ctypes.get_errno()); ` +
+    `print(out(libc.shmget(${key}, 4096 if flags else 0, flags))); ` +
+    `print(out(libc.msgget(${key}, flags))); ` +
+    `print(out(rt.mq_open(b'${name}', (os.O_CREAT | os.O_RDWR) if flags else os.O_RDWR, 0o666, None)))"`;
+  const made = (await sh('a', ipc(true))).stdout.trim().split('\n');
+  expect(made).toHaveLength(3);
+  for (const id of made) expect(id).toMatch(/^\d+$/);
+  // VM a finds its own again (each call its own process: the objects outlive their creator).
+  for (const id of (await sh('a', ipc(false))).stdout.trim().split('\n')) expect(id).toMatch(/^\d+$/);
+  // VM b finds none of them, and its own listing shows none of VM a's.
+  expect((await sh('b', ipc(false))).stdout.trim().split('\n')).toEqual([
+    'No such file or directory',
+    'No such file or directory',
+    'No such file or directory',
+  ]);
+  const keyHex = `0x${key.toString(16).padStart(8, '0')}`;
+  expect((await sh('b', 'ipcs -m -q')).stdout).not.toContain(keyHex);
+  // Nor does the machine: they live in VM a's IPC namespace, which is not the machine's.
+  expect((await run('ipcs', ['-m', '-q'])).stdout).not.toContain(keyHex);
+  expect((await sh('a', 'ipcs -m -q')).stdout).toContain(keyHex);
+  const a = host.describe('a');
+  expect(ipcNsOf(a.procs.sshd!)).toMatch(/^ipc:\[\d+\]$/);
+  expect(ipcNsOf(a.procs.sshd!)).not.toBe(ipcNsOf(process.pid));
+  expect(ipcNsOf(a.procs.sshd!)).not.toBe(ipcNsOf(host.describe('b').procs.sshd!));
+  // The X server is in it too, so x11vnc's MIT-SHM segments (SysV, by id) mean the same to both:
+  // each is attached twice, by x11vnc and by Xvfb.
+  expect(ipcNsOf(a.procs.xvfb!)).toBe(ipcNsOf(a.procs.sshd!));
+  expect(ipcNsOf(a.procs.vnc!)).toBe(ipcNsOf(a.procs.sshd!));
+  const shared = (await sh('a', 'ipcs -m')).stdout
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((f) => f[2] === a.record.user && Number(f[5]) >= 2);
+  expect(shared.length).toBeGreaterThan(0);
 });
 
 it('leaves no namespace, link or mount of a VM after power-off', async () => {
