@@ -929,26 +929,40 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Counts of Macs. */
             minis: {
+              /** @description Macs per phase. */
               by_phase: {
                 [key: string]: number;
               };
+              /** @description All Macs. */
               total: number;
             };
+            /** @description Counts of sandboxes. */
             sandboxes: {
+              /** @description Sandboxes per phase. */
               by_phase: {
                 [key: string]: number;
               };
+              /** @description All sandboxes. */
               total: number;
             };
-            /** @enum {string} */
+            /**
+             * @description Always ok: the server answers.
+             * @enum {string}
+             */
             status: 'ok';
+            /** @description Seconds since this server started. */
             uptime_s: number;
+            /** @description The server version. */
             version: string;
+            /** @description Counts of VMs. */
             vms: {
+              /** @description VMs per phase. */
               by_phase: {
                 [key: string]: number;
               };
+              /** @description All VMs. */
               total: number;
             };
           };
@@ -2192,6 +2206,7 @@ export interface operations {
   listPlatforms: {
     parameters: {
       query?: {
+        /** @description The reservation to report on (default: the key's, or the account's only active one). */
         reservation_id?: string;
       };
       header?: never;
@@ -2207,54 +2222,97 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Every Mac model. */
             models: {
+              /** @description Macs of this model free to reserve now. */
               available_minis: number;
+              /** @description Price of one Mac-hour in cents (null: not for sale). */
               cents_per_hour: number | null;
+              /** @description CPU cores of one Mac of this model. */
               cores: number;
+              /** @description The warm VMs a Mac of this model holds, per layout. */
               layouts: {
+                /** @description Warm VMs of a Mac in the split layout (two). */
                 split: {
+                  /** @description vCPUs of the warm VM. */
                   cpu: number;
+                  /** @description The image's disk size, GiB. */
                   disk_gib: number;
+                  /** @description The image it is cloned from. */
                   image: string;
+                  /** @description Memory of the warm VM, GiB. */
                   memory_gib: number;
                 }[];
+                /** @description Warm VMs of a Mac in the whole layout (one). */
                 whole: {
+                  /** @description vCPUs of the warm VM. */
                   cpu: number;
+                  /** @description The image's disk size, GiB. */
                   disk_gib: number;
+                  /** @description The image it is cloned from. */
                   image: string;
+                  /** @description Memory of the warm VM, GiB. */
                   memory_gib: number;
                 }[];
               };
-              /** @enum {unknown} */
+              /**
+               * @description The Mac model.
+               * @enum {unknown}
+               */
               mac_model: 'm4' | 'm4-pro' | 'm5-pro';
+              /** @description Memory of one Mac of this model, GiB. */
               memory_gib: number;
               /** @description Price of one pool sandbox per started hour (null: not for sale). */
               pool_cents_per_sandbox_hour: number | null;
             }[];
+            /** @description The reservation named, the key's, or the account's only active one; null if none. */
             reservation: {
+              /** @description The reservation id. */
               id: string;
+              /** @description Images present on its Macs. */
               images: {
+                /** @description Its disk size, GiB. */
                 disk_gib: number;
+                /** @description Image name. */
                 name: string;
               }[];
-              /** @enum {unknown} */
+              /**
+               * @description Its Mac model.
+               * @enum {unknown}
+               */
               mac_model: 'm4' | 'm4-pro' | 'm5-pro';
+              /** @description Its Macs. */
               minis: {
+                /** @description CPU cores of the Mac. */
                 cores: number;
+                /** @description vCPUs not held by its sandboxes. */
                 free_cpu: number;
+                /** @description Memory not held by its sandboxes, GiB. */
                 free_memory_gib: number;
+                /** @description The Mac's address. */
                 ip: string;
+                /** @description At most this many in its layout. */
                 max_sandboxes: number;
+                /** @description Memory of the Mac, GiB. */
                 memory_gib: number;
+                /** @description Sandboxes holding a place on it. */
                 sandboxes: number;
+                /** @description Its warm VMs free to claim now. */
                 warm_vms: {
+                  /** @description vCPUs of the warm VM. */
                   cpu: number;
+                  /** @description The image's disk size, GiB. */
                   disk_gib: number;
+                  /** @description The image it is cloned from. */
                   image: string;
+                  /** @description Memory of the warm VM, GiB. */
                   memory_gib: number;
                 }[];
               }[];
-              /** @enum {unknown} */
+              /**
+               * @description Its layout in force.
+               * @enum {unknown}
+               */
               vm_layout: 'split' | 'whole';
             } | null;
           };
@@ -2354,25 +2412,53 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation was made.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ends (start plus hours); null while pending.
+             */
             end_at: string | null;
+            /** @description Length in hours (edits that extend it included). */
             hours: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The reservation id.
+             */
             id: string;
-            /** @enum {unknown} */
+            /**
+             * @description The Mac model; its Rate gives the price per Mac-hour.
+             * @enum {unknown}
+             */
             mac_model: 'm4' | 'm4-pro' | 'm5-pro';
+            /** @description Number of Macs reserved. */
             mini_count: number;
+            /** @description Addresses of the Macs bound to it. */
             mini_ips: string[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation became active; null while pending.
+             */
             start_at: string | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, active, completing (ended, sandboxes being removed), completed, cancelled.
+             * @enum {unknown}
+             */
             status: 'pending' | 'active' | 'completing' | 'completed' | 'cancelled';
+            /** @description Price of the whole reservation in cents, at the rate of its purchase. */
             total_cents: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The account's user id.
+             */
             user_id: string;
-            /** @enum {unknown} */
+            /**
+             * @description split: two warm VMs per Mac; whole: one VM with the whole Mac. The layout in force.
+             * @enum {unknown}
+             */
             vm_layout: 'split' | 'whole';
           }[];
         };
@@ -2406,6 +2492,7 @@ export interface operations {
           /** @description Length in hours; at least 24. */
           hours: number;
           /**
+           * @description The Mac model; its Rate gives the price per Mac-hour.
            * @default m4
            * @enum {unknown}
            */
@@ -2416,6 +2503,7 @@ export interface operations {
            */
           mini_count: number;
           /**
+           * @description split: two warm VMs per Mac; whole: one VM with the whole Mac.
            * @default split
            * @enum {unknown}
            */
@@ -2431,27 +2519,55 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation was made.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ends (start plus hours); null while pending.
+             */
             end_at: string | null;
+            /** @description Length in hours (edits that extend it included). */
             hours: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The reservation id.
+             */
             id: string;
             /** @description The reservation key, shown once: only its SHA-256 hash is stored. */
             key: string;
-            /** @enum {unknown} */
+            /**
+             * @description The Mac model; its Rate gives the price per Mac-hour.
+             * @enum {unknown}
+             */
             mac_model: 'm4' | 'm4-pro' | 'm5-pro';
+            /** @description Number of Macs reserved. */
             mini_count: number;
+            /** @description Addresses of the Macs bound to it. */
             mini_ips: string[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation became active; null while pending.
+             */
             start_at: string | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, active, completing (ended, sandboxes being removed), completed, cancelled.
+             * @enum {unknown}
+             */
             status: 'pending' | 'active' | 'completing' | 'completed' | 'cancelled';
+            /** @description Price of the whole reservation in cents, at the rate of its purchase. */
             total_cents: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The account's user id.
+             */
             user_id: string;
-            /** @enum {unknown} */
+            /**
+             * @description split: two warm VMs per Mac; whole: one VM with the whole Mac. The layout in force.
+             * @enum {unknown}
+             */
             vm_layout: 'split' | 'whole';
           };
         };
@@ -2547,6 +2663,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The reservation id. */
         reservationID: string;
       };
       cookie?: never;
@@ -2560,25 +2677,53 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation was made.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ends (start plus hours); null while pending.
+             */
             end_at: string | null;
+            /** @description Length in hours (edits that extend it included). */
             hours: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The reservation id.
+             */
             id: string;
-            /** @enum {unknown} */
+            /**
+             * @description The Mac model; its Rate gives the price per Mac-hour.
+             * @enum {unknown}
+             */
             mac_model: 'm4' | 'm4-pro' | 'm5-pro';
+            /** @description Number of Macs reserved. */
             mini_count: number;
+            /** @description Addresses of the Macs bound to it. */
             mini_ips: string[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation became active; null while pending.
+             */
             start_at: string | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, active, completing (ended, sandboxes being removed), completed, cancelled.
+             * @enum {unknown}
+             */
             status: 'pending' | 'active' | 'completing' | 'completed' | 'cancelled';
+            /** @description Price of the whole reservation in cents, at the rate of its purchase. */
             total_cents: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The account's user id.
+             */
             user_id: string;
-            /** @enum {unknown} */
+            /**
+             * @description split: two warm VMs per Mac; whole: one VM with the whole Mac. The layout in force.
+             * @enum {unknown}
+             */
             vm_layout: 'split' | 'whole';
           };
         };
@@ -2632,6 +2777,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The reservation id. */
         reservationID: string;
       };
       cookie?: never;
@@ -2641,7 +2787,10 @@ export interface operations {
         'application/json': {
           /** @description Length in hours; at least 24. */
           hours?: number;
-          /** @enum {unknown} */
+          /**
+           * @description split: two warm VMs per Mac; whole: one VM with the whole Mac. Changing it needs every sandbox of the reservation deleted first.
+           * @enum {unknown}
+           */
           vm_layout?: 'split' | 'whole';
         };
       };
@@ -2654,25 +2803,53 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation was made.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ends (start plus hours); null while pending.
+             */
             end_at: string | null;
+            /** @description Length in hours (edits that extend it included). */
             hours: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The reservation id.
+             */
             id: string;
-            /** @enum {unknown} */
+            /**
+             * @description The Mac model; its Rate gives the price per Mac-hour.
+             * @enum {unknown}
+             */
             mac_model: 'm4' | 'm4-pro' | 'm5-pro';
+            /** @description Number of Macs reserved. */
             mini_count: number;
+            /** @description Addresses of the Macs bound to it. */
             mini_ips: string[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation became active; null while pending.
+             */
             start_at: string | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, active, completing (ended, sandboxes being removed), completed, cancelled.
+             * @enum {unknown}
+             */
             status: 'pending' | 'active' | 'completing' | 'completed' | 'cancelled';
+            /** @description Price of the whole reservation in cents, at the rate of its purchase. */
             total_cents: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The account's user id.
+             */
             user_id: string;
-            /** @enum {unknown} */
+            /**
+             * @description split: two warm VMs per Mac; whole: one VM with the whole Mac. The layout in force.
+             * @enum {unknown}
+             */
             vm_layout: 'split' | 'whole';
           };
         };
@@ -2779,25 +2956,53 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation was made.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ends (start plus hours); null while pending.
+             */
             end_at: string | null;
+            /** @description Length in hours (edits that extend it included). */
             hours: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The reservation id.
+             */
             id: string;
-            /** @enum {unknown} */
+            /**
+             * @description The Mac model; its Rate gives the price per Mac-hour.
+             * @enum {unknown}
+             */
             mac_model: 'm4' | 'm4-pro' | 'm5-pro';
+            /** @description Number of Macs reserved. */
             mini_count: number;
+            /** @description Addresses of the Macs bound to it. */
             mini_ips: string[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation became active; null while pending.
+             */
             start_at: string | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, active, completing (ended, sandboxes being removed), completed, cancelled.
+             * @enum {unknown}
+             */
             status: 'pending' | 'active' | 'completing' | 'completed' | 'cancelled';
+            /** @description Price of the whole reservation in cents, at the rate of its purchase. */
             total_cents: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The account's user id.
+             */
             user_id: string;
-            /** @enum {unknown} */
+            /**
+             * @description split: two warm VMs per Mac; whole: one VM with the whole Mac. The layout in force.
+             * @enum {unknown}
+             */
             vm_layout: 'split' | 'whole';
           };
         };
@@ -2837,6 +3042,7 @@ export interface operations {
       query?: {
         /** @description true: only pool sandboxes; false: only reserved ones. */
         pool?: boolean;
+        /** @description Only the sandboxes of this reservation. */
         reservation_id?: string;
       };
       header?: never;
@@ -2852,29 +3058,46 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** @enum {string|null} */
+            /**
+             * @description warm or cold (see the create response); null until placed.
+             * @enum {string|null}
+             */
             boot: 'warm' | 'cold' | null;
+            /** @description vCPUs of the VM; null until placed. */
             cpu: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the sandbox was created.
+             */
             created_at: string;
             /**
              * Format: date-time
              * @description A pool sandbox is deleted at this time (24 hours after creation); null otherwise.
              */
             end_at: string | null;
+            /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Last request, SSH or VNC activity on the sandbox; null before any.
+             */
             last_active: string | null;
+            /** @description Memory of the VM, GiB; null until placed. */
             memory_gib: number | null;
             /** @description true for a pool sandbox (outside reservations). */
             pool: boolean;
             /** @description The reservation the sandbox runs in; null for a pool sandbox. */
             reservation_id: string | null;
+            /** @description The sandbox id (`sb-` and 32 hex digits). */
             sandbox_id: string;
             /** @description Path of the SSH WebSocket. */
             ssh_url: string;
-            /** @enum {unknown} */
+            /**
+             * @description pending (being placed), booting, running, completing (its reservation or pool lifetime ended), failed, deleting.
+             * @enum {unknown}
+             */
             state: 'pending' | 'booting' | 'running' | 'completing' | 'failed' | 'deleting';
+            /** @description The VM's address on its Mac's private network. */
             vm_ip: string;
             /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
             vnc_url: string;
@@ -2939,6 +3162,7 @@ export interface operations {
           memory_gib?: number;
           /** @description true: a pool sandbox, outside reservations (account key only): paid per started hour from the credit, deleted 24 hours after creation. */
           pool?: boolean;
+          /** @description The reservation to run in; optional when the key has exactly one active reservation. */
           reservation_id?: string;
           /** @description Snapshot version to restore. */
           snapshot?: string;
@@ -2953,25 +3177,36 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** @enum {unknown} */
+            /**
+             * @description warm: a waiting VM was claimed; cold: a VM was cloned and booted for this request.
+             * @enum {unknown}
+             */
             boot: 'warm' | 'cold';
+            /** @description vCPUs of the VM. */
             cpu: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the sandbox was created.
+             */
             created_at: string;
             /**
              * Format: date-time
              * @description A pool sandbox is deleted at this time (24 hours after creation); null otherwise.
              */
             end_at: string | null;
+            /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
+            /** @description Memory of the VM, GiB. */
             memory_gib: number;
             /** @description true for a pool sandbox (outside reservations). */
             pool: boolean;
             /** @description The reservation the sandbox runs in; null for a pool sandbox. */
             reservation_id: string | null;
+            /** @description The sandbox id (`sb-` and 32 hex digits). */
             sandbox_id: string;
             /** @description Path of the SSH WebSocket. */
             ssh_url: string;
+            /** @description The VM's address on its Mac's private network. */
             vm_ip: string;
             /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
             vnc_url: string;
@@ -3125,6 +3360,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -3138,29 +3374,46 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** @enum {string|null} */
+            /**
+             * @description warm or cold (see the create response); null until placed.
+             * @enum {string|null}
+             */
             boot: 'warm' | 'cold' | null;
+            /** @description vCPUs of the VM; null until placed. */
             cpu: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the sandbox was created.
+             */
             created_at: string;
             /**
              * Format: date-time
              * @description A pool sandbox is deleted at this time (24 hours after creation); null otherwise.
              */
             end_at: string | null;
+            /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Last request, SSH or VNC activity on the sandbox; null before any.
+             */
             last_active: string | null;
+            /** @description Memory of the VM, GiB; null until placed. */
             memory_gib: number | null;
             /** @description true for a pool sandbox (outside reservations). */
             pool: boolean;
             /** @description The reservation the sandbox runs in; null for a pool sandbox. */
             reservation_id: string | null;
+            /** @description The sandbox id (`sb-` and 32 hex digits). */
             sandbox_id: string;
             /** @description Path of the SSH WebSocket. */
             ssh_url: string;
-            /** @enum {unknown} */
+            /**
+             * @description pending (being placed), booting, running, completing (its reservation or pool lifetime ended), failed, deleting.
+             * @enum {unknown}
+             */
             state: 'pending' | 'booting' | 'running' | 'completing' | 'failed' | 'deleting';
+            /** @description The VM's address on its Mac's private network. */
             vm_ip: string;
             /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
             vnc_url: string;
@@ -3216,6 +3469,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -3278,6 +3532,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -3553,6 +3808,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -3631,6 +3887,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -3791,6 +4048,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -3893,6 +4151,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4003,6 +4262,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4126,6 +4386,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4138,6 +4399,7 @@ export interface operations {
            * @default false
            */
           ax: boolean;
+          /** @description A shell command line, run by the VM user's shell. */
           command: string;
           /**
            * @description Seconds before the command is killed (return_code 124, timed_out true).
@@ -4155,9 +4417,13 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Exit status; 124 when the timeout killed it. */
             return_code: number;
+            /** @description The command's standard error (UTF-8). */
             stderr: string;
+            /** @description The command's standard output (UTF-8). */
             stdout: string;
+            /** @description true when the timeout killed the command. */
             timed_out: boolean;
           };
         };
@@ -4256,6 +4522,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4351,6 +4618,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4458,6 +4726,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4553,6 +4822,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4657,6 +4927,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4670,8 +4941,12 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The activity this heartbeat recorded.
+             */
             last_active: string;
+            /** @description The sandbox id (`sb-` and 32 hex digits). */
             sandbox_id: string;
           };
         };
@@ -4725,6 +5000,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4843,6 +5119,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4961,6 +5238,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -5080,6 +5358,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -5205,6 +5484,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -5330,6 +5610,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -5448,6 +5729,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -5557,6 +5839,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6377,6 +6660,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6488,6 +6772,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6600,6 +6885,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6706,6 +6992,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6719,16 +7006,29 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description The image the disk delta applies to; null until captured. */
             base_image: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the capture was asked.
+             */
             created_at: string;
+            /** @description The base image's disk size, GiB; null until captured. */
             disk_gib: number | null;
+            /** @description The name given at capture. */
             name: string;
+            /** @description The sandbox it was captured from. */
             sandbox_id: string;
+            /** @description SHA-256 of the stored delta; null until captured. */
             sha256: string | null;
+            /** @description Size of the stored delta; null until captured. */
             size_bytes: number | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, capturing, ready (restorable), failed.
+             * @enum {unknown}
+             */
             status: 'pending' | 'capturing' | 'ready' | 'failed';
+            /** @description The snapshot version: its id (restore with `snapshot`). */
             version: string;
           }[];
         };
@@ -6785,6 +7085,7 @@ export interface operations {
         'idempotency-key'?: string;
       };
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6792,6 +7093,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description A name of your choice; each capture gets its own version. */
           name: string;
         };
       };
@@ -6804,16 +7106,29 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description The image the disk delta applies to; null until captured. */
             base_image: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the capture was asked.
+             */
             created_at: string;
+            /** @description The base image's disk size, GiB; null until captured. */
             disk_gib: number | null;
+            /** @description The name given at capture. */
             name: string;
+            /** @description The sandbox it was captured from. */
             sandbox_id: string;
+            /** @description SHA-256 of the stored delta; null until captured. */
             sha256: string | null;
+            /** @description Size of the stored delta; null until captured. */
             size_bytes: number | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, capturing, ready (restorable), failed.
+             * @enum {unknown}
+             */
             status: 'pending' | 'capturing' | 'ready' | 'failed';
+            /** @description The snapshot version: its id (restore with `snapshot`). */
             version: string;
           };
         };
@@ -6923,6 +7238,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -7013,6 +7329,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -7030,6 +7347,7 @@ export interface operations {
             private_key: string;
             /** @description Path of the SSH WebSocket. */
             ssh_url: string;
+            /** @description The VM user's login name. */
             username: string;
           };
         };
@@ -7111,6 +7429,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -7124,9 +7443,14 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the token stops opening connections.
+             */
             expires_at: string;
+            /** @description The viewer token: watches this sandbox only, until it expires. */
             token: string;
+            /** @description Path of the VNC WebSocket with the token in `?token=`. */
             vnc_url: string;
           };
         };
@@ -7194,6 +7518,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -7258,6 +7583,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -7493,6 +7819,7 @@ export interface operations {
   listSnapshots: {
     parameters: {
       query?: {
+        /** @description Only the snapshots of this sandbox. */
         sandbox_id?: string;
       };
       header?: never;
@@ -7508,16 +7835,29 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description The image the disk delta applies to; null until captured. */
             base_image: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the capture was asked.
+             */
             created_at: string;
+            /** @description The base image's disk size, GiB; null until captured. */
             disk_gib: number | null;
+            /** @description The name given at capture. */
             name: string;
+            /** @description The sandbox it was captured from. */
             sandbox_id: string;
+            /** @description SHA-256 of the stored delta; null until captured. */
             sha256: string | null;
+            /** @description Size of the stored delta; null until captured. */
             size_bytes: number | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, capturing, ready (restorable), failed.
+             * @enum {unknown}
+             */
             status: 'pending' | 'capturing' | 'ready' | 'failed';
+            /** @description The snapshot version: its id (restore with `snapshot`). */
             version: string;
           }[];
         };
@@ -7557,6 +7897,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The snapshot version. */
         version: string;
       };
       cookie?: never;
@@ -7570,16 +7911,29 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description The image the disk delta applies to; null until captured. */
             base_image: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the capture was asked.
+             */
             created_at: string;
+            /** @description The base image's disk size, GiB; null until captured. */
             disk_gib: number | null;
+            /** @description The name given at capture. */
             name: string;
+            /** @description The sandbox it was captured from. */
             sandbox_id: string;
+            /** @description SHA-256 of the stored delta; null until captured. */
             sha256: string | null;
+            /** @description Size of the stored delta; null until captured. */
             size_bytes: number | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, capturing, ready (restorable), failed.
+             * @enum {unknown}
+             */
             status: 'pending' | 'capturing' | 'ready' | 'failed';
+            /** @description The snapshot version: its id (restore with `snapshot`). */
             version: string;
           };
         };
@@ -7633,6 +7987,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The snapshot version. */
         version: string;
       };
       cookie?: never;
