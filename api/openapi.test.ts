@@ -9,7 +9,18 @@ import { buildCustomerApp } from './app.ts';
 import { openStore, tempDir, type TempDir } from '../test/api-harness.ts';
 import type { SqliteStore } from '../store/sqlite-store.ts';
 
-const DESCRIBED_TAGS = new Set(['sandboxes', 'reservations', 'snapshots', 'system', 'shell']);
+const DESCRIBED_TAGS = new Set([
+  'sandboxes',
+  'reservations',
+  'snapshots',
+  'system',
+  'shell',
+  'mouse',
+  'keyboard',
+  'screenshots',
+  'display',
+  'act',
+]);
 
 type Schema = {
   description?: string;

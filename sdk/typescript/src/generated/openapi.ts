@@ -3542,78 +3542,131 @@ export interface operations {
       content: {
         'application/json':
           | {
+              /** @description One input action: `type` and the fields of that action's own endpoint. */
               action:
                 | {
                     /**
+                     * @description Mouse button.
                      * @default left
                      * @enum {unknown}
                      */
                     button?: 'left' | 'right';
-                    /** @default false */
+                    /**
+                     * @description true: a double click.
+                     * @default false
+                     */
                     double?: boolean;
-                    /** @enum {string} */
+                    /**
+                     * @description The action.
+                     * @enum {string}
+                     */
                     type: 'click';
+                    /** @description Screen x, in points from the left edge. */
                     x: number;
-                    y: number;
-                  }
-                | {
-                    /** @enum {string} */
-                    type: 'move';
-                    x: number;
+                    /** @description Screen y, in points from the top edge. */
                     y: number;
                   }
                 | {
                     /**
+                     * @description The action.
+                     * @enum {string}
+                     */
+                    type: 'move';
+                    /** @description Screen x, in points from the left edge. */
+                    x: number;
+                    /** @description Screen y, in points from the top edge. */
+                    y: number;
+                  }
+                | {
+                    /**
+                     * @description Mouse button.
                      * @default left
                      * @enum {unknown}
                      */
                     button?: 'left' | 'right' | 'middle';
+                    /** @description Screen x where the button is released. */
                     endX: number;
+                    /** @description Screen y where the button is released. */
                     endY: number;
+                    /** @description Screen x where the drag starts. */
                     startX: number;
+                    /** @description Screen y where the drag starts. */
                     startY: number;
-                    /** @enum {string} */
+                    /**
+                     * @description The action.
+                     * @enum {string}
+                     */
                     type: 'drag';
                   }
                 | {
-                    /** @default 3 */
+                    /**
+                     * @description Wheel notches.
+                     * @default 3
+                     */
                     amount?: number;
                     /**
+                     * @description Which way the content scrolls.
                      * @default down
                      * @enum {unknown}
                      */
                     direction?: 'up' | 'down' | 'left' | 'right';
-                    /** @enum {string} */
+                    /**
+                     * @description The action.
+                     * @enum {string}
+                     */
                     type: 'scroll';
+                    /** @description Screen x, in points from the left edge. */
                     x: number;
+                    /** @description Screen y, in points from the top edge. */
                     y: number;
                   }
                 | {
                     /** @description Milliseconds between keystrokes. */
                     delay?: number;
+                    /** @description Text to type, as keystrokes. */
                     text: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The action.
+                     * @enum {string}
+                     */
                     type: 'type';
                   }
                 | {
+                    /** @description A key name, e.g. `return`, `a`, `f5`, `cmd` (docs/api.md, Keys). */
                     key: string;
+                    /** @description Keys held down during the press. */
                     modifiers?: string[];
-                    /** @enum {string} */
+                    /**
+                     * @description The action.
+                     * @enum {string}
+                     */
                     type: 'key';
                   }
                 | {
                     /** @description Keys joined with `+`, e.g. `cmd+shift+4`. */
                     keys: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The action.
+                     * @enum {string}
+                     */
                     type: 'hotkey';
                   };
-              /** @default true */
+              /**
+               * @description true: answer with a PNG of the screen after the action; false: with JSON.
+               * @default true
+               */
               screenshot_after?: boolean;
-              /** @default 100 */
+              /**
+               * @description Milliseconds between the action and the screenshot (the screen settles).
+               * @default 100
+               */
               screenshot_delay_ms?: number;
             }
           | {
-              /** @enum {unknown} */
+              /**
+               * @description The action.
+               * @enum {unknown}
+               */
               action:
                 | 'left_click'
                 | 'right_click'
@@ -3632,32 +3685,51 @@ export interface operations {
                 | 'screenshot'
                 | 'cursor_position'
                 | 'zoom';
-              /** @description [x, y] in screen pixels. */
+              /** @description Clicks, moves, scroll, drag end: [x, y]. */
               coordinate?: number[];
+              /** @description wait / hold_key: seconds. */
               duration?: number;
               /** @description zoom: [x0, y0, x1, y1]. */
               region?: number[];
+              /** @description scroll: wheel notches. */
               scroll_amount?: number;
-              /** @enum {unknown} */
+              /**
+               * @description scroll: which way.
+               * @enum {unknown}
+               */
               scroll_direction?: 'up' | 'down' | 'left' | 'right';
-              /** @description [x, y] in screen pixels. */
+              /** @description left_click_drag: where it starts, [x, y]. */
               start_coordinate?: number[];
               /** @description type: the text; key / hold_key: xdotool key names (`ctrl+s`, `Return`); clicks and scroll: modifiers held. */
               text?: string;
             }
           | ({
-              /** @enum {unknown} */
+              /**
+               * @description click: the button.
+               * @enum {unknown}
+               */
               button?: 'left' | 'right' | 'wheel' | 'back' | 'forward';
+              /** @description keypress: the keys of one chord, e.g. ["CTRL", "S"]. */
               keys?: string[];
+              /** @description wait: milliseconds. */
               ms?: number;
+              /** @description drag: the points the pointer goes through. */
               path?: {
+                /** @description x in screen pixels. */
                 x: number;
+                /** @description y in screen pixels. */
                 y: number;
               }[];
+              /** @description scroll: horizontal pixels. */
               scroll_x?: number;
+              /** @description scroll: vertical pixels. */
               scroll_y?: number;
+              /** @description type: the text. */
               text?: string;
-              /** @enum {unknown} */
+              /**
+               * @description The action.
+               * @enum {unknown}
+               */
               type:
                 | 'click'
                 | 'double_click'
@@ -3668,7 +3740,9 @@ export interface operations {
                 | 'keypress'
                 | 'wait'
                 | 'screenshot';
+              /** @description click, double_click, move, scroll: x in screen pixels. */
               x?: number;
+              /** @description click, double_click, move, scroll: y in screen pixels. */
               y?: number;
             } & {
               [key: string]: unknown;
@@ -3684,34 +3758,56 @@ export interface operations {
         content: {
           'application/json':
             | {
+                /** @description The action performed. */
                 action: string;
+                /** @description Always true: failures answer with an error status instead. */
                 ok: boolean;
               }
             | {
+                /** @description The tool_result content blocks. */
                 content: (
                   | {
+                      /** @description The image. */
                       source: {
+                        /** @description The PNG, base64. */
                         data: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The image format.
+                         * @enum {string}
+                         */
                         media_type: 'image/png';
-                        /** @enum {string} */
+                        /**
+                         * @description The encoding of data.
+                         * @enum {string}
+                         */
                         type: 'base64';
                       };
-                      /** @enum {string} */
+                      /**
+                       * @description A screenshot block.
+                       * @enum {string}
+                       */
                       type: 'image';
                     }
                   | {
+                      /** @description e.g. the typed text or an error. */
                       text: string;
-                      /** @enum {string} */
+                      /**
+                       * @description A text block.
+                       * @enum {string}
+                       */
                       type: 'text';
                     }
                 )[];
-                /** @description [x, y] in screen pixels. */
+                /** @description cursor_position: where the pointer is. */
                 coordinate?: number[];
               }
             | {
+                /** @description The screenshot as a `data:image/png;base64,` URL. */
                 image_url: string;
-                /** @enum {string} */
+                /**
+                 * @description The output kind.
+                 * @enum {string}
+                 */
                 type: 'computer_screenshot';
               };
           'image/png': string;
@@ -4165,8 +4261,11 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Screen height, in points. */
             height: number;
+            /** @description Pixels per point (2 on a Retina display, 1 on Linux). */
             scale: number;
+            /** @description Screen width, in points. */
             width: number;
           };
         };
@@ -4276,18 +4375,29 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description The windows at the top, their accessibility children below them. */
             windows: ({
+              /** @description The application it belongs to. */
               app?: string;
               /** @description Child nodes, same shape. */
               children?: unknown[];
+              /** @description true for the focused window or element. */
               focused?: boolean;
+              /** @description Height, in points. */
               height: number;
+              /** @description Window id or accessibility path. */
               id?: string;
+              /** @description Title or accessible name. */
               name: string;
+              /** @description Process id of that application. */
               pid?: number;
+              /** @description Accessibility role, e.g. `window`, `button`. */
               role: string;
+              /** @description Width, in points. */
               width: number;
+              /** @description Left edge, in points. */
               x: number;
+              /** @description Top edge, in points. */
               y: number;
             } & {
               [key: string]: unknown;
@@ -5127,7 +5237,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description A key name, e.g. `return`, `a`, `f5`, `cmd` (docs/api.md, Keys). */
           key: string;
+          /** @description Keys held down during the press. */
           modifiers?: string[];
         };
       };
@@ -5248,6 +5360,7 @@ export interface operations {
         'application/json': {
           /** @description Milliseconds between keystrokes. */
           delay?: number;
+          /** @description Text to type, as keystrokes. */
           text: string;
         };
       };
@@ -5367,13 +5480,19 @@ export interface operations {
       content: {
         'application/json': {
           /**
+           * @description Mouse button.
            * @default left
            * @enum {unknown}
            */
           button?: 'left' | 'right';
-          /** @default false */
+          /**
+           * @description true: a double click.
+           * @default false
+           */
           double?: boolean;
+          /** @description Screen x, in points from the left edge. */
           x: number;
+          /** @description Screen y, in points from the top edge. */
           y: number;
         };
       };
@@ -5493,13 +5612,18 @@ export interface operations {
       content: {
         'application/json': {
           /**
+           * @description Mouse button.
            * @default left
            * @enum {unknown}
            */
           button?: 'left' | 'right' | 'middle';
+          /** @description Screen x where the button is released. */
           endX: number;
+          /** @description Screen y where the button is released. */
           endY: number;
+          /** @description Screen x where the drag starts. */
           startX: number;
+          /** @description Screen y where the drag starts. */
           startY: number;
         };
       };
@@ -5618,7 +5742,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description Screen x, in points from the left edge. */
           x: number;
+          /** @description Screen y, in points from the top edge. */
           y: number;
         };
       };
@@ -5743,7 +5869,9 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Pointer x, in points. */
             x: number;
+            /** @description Pointer y, in points. */
             y: number;
           };
         };
@@ -5847,14 +5975,20 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @default 3 */
+          /**
+           * @description Wheel notches.
+           * @default 3
+           */
           amount?: number;
           /**
+           * @description Which way the content scrolls.
            * @default down
            * @enum {unknown}
            */
           direction?: 'up' | 'down' | 'left' | 'right';
+          /** @description Screen x, in points from the left edge. */
           x: number;
+          /** @description Screen y, in points from the top edge. */
           y: number;
         };
       };
@@ -6656,6 +6790,7 @@ export interface operations {
   takeScreenshot: {
     parameters: {
       query?: {
+        /** @description true: the pointer is drawn in. */
         show_cursor?: boolean;
       };
       header?: never;
@@ -6765,7 +6900,9 @@ export interface operations {
   takeCompressedScreenshot: {
     parameters: {
       query?: {
+        /** @description Image format. */
         format?: 'jpeg' | 'png';
+        /** @description JPEG quality. */
         quality?: number;
         /** @description Scale factor in (0, 1]. */
         scale?: number;
@@ -6878,9 +7015,13 @@ export interface operations {
   takeRegionScreenshot: {
     parameters: {
       query: {
+        /** @description Height of the region, in points. */
         height: number;
+        /** @description Width of the region, in points. */
         width: number;
+        /** @description Left edge of the region, in points. */
         x: number;
+        /** @description Top edge of the region, in points. */
         y: number;
       };
       header?: never;
