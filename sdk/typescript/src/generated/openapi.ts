@@ -990,8 +990,12 @@ export interface operations {
             account: string;
             /** @description Credit left. */
             balance_cents: number;
+            /** @description The name shown for the account. */
             display_name: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The account's user id (reservations report it).
+             */
             user_id: string;
           };
         };
@@ -1028,16 +1032,23 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key was issued.
+             */
             created_at: string;
             /** @description The key this request was made with (or signed in with). */
             current: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key stops working; null: it does not expire.
+             */
             expires_at: string | null;
             /** @description The plaintext, kept sealed with a server-held key; null for a key issued before sealing existed that has not been used to sign in since. */
             key: string | null;
             /** @description The ApiKey resource: `k-` + 40 hex digits of the hash. */
             name: string;
+            /** @description The first characters of the key, to tell keys apart. */
             prefix: string;
           }[];
         };
@@ -1088,16 +1099,23 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key was issued.
+             */
             created_at: string;
             /** @description The key this request was made with (or signed in with). */
             current: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key stops working; null: it does not expire.
+             */
             expires_at: string | null;
             /** @description The new account key. */
             key: string;
             /** @description The ApiKey resource: `k-` + 40 hex digits of the hash. */
             name: string;
+            /** @description The first characters of the key, to tell keys apart. */
             prefix: string;
             /** @description The name of the key revoked by the rotation. */
             revoked: string;
@@ -7720,6 +7738,7 @@ export interface operations {
   connectVnc: {
     parameters: {
       query?: {
+        /** @description The viewer token (POST .../viewer-token). */
         token?: string;
       };
       header?: never;
@@ -7826,10 +7845,14 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description The account signed in. */
             account: string;
             /** @description Send as `X-CSRF-Token` with every request of this session that changes something. */
             csrf_token: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the session ends; sign in again after.
+             */
             expires_at: string;
           };
         };
@@ -7887,10 +7910,14 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description The account signed in. */
             account: string;
             /** @description Send as `X-CSRF-Token` with every request of this session that changes something. */
             csrf_token: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the session ends; sign in again after.
+             */
             expires_at: string;
           };
         };
