@@ -24,6 +24,7 @@ export const BENCHES: Record<string, string[]> = {
   'collector-settle': [],
   dashboard: [],
   tart: [],
+  'readme-steps': [],
   'mixed-load': ['--expose-gc'],
 };
 

@@ -28,6 +28,16 @@ describe('resource validation', () => {
     expect(obj.spec).toEqual({ reservation: 'r', ephemeral: false });
   });
 
+  it('checks kinds that declare no default as strictly (their defaults step is skipped)', () => {
+    const spec = { mini: 'm', slot: 0, cpu: 4, memoryGiB: 8, image: 'base', diskGiB: 64 };
+    const vm = { apiVersion: API, kind: 'VM', metadata: { name: 'vm-a' }, spec } as AnyResource;
+    const before = structuredClone(vm);
+    validateResource(resolveKind('VM'), vm);
+    expect(vm).toEqual(before);
+    const err = invalid({ ...vm, spec: { ...spec, slot: 'one', bogus: 1 } });
+    expect(err.details!.map((d) => d.path)).toEqual(expect.arrayContaining(['spec.slot']));
+  });
+
   it('names each field in the message and the details', () => {
     const err = invalid({
       apiVersion: 'v1',

@@ -25,7 +25,9 @@ export const connectivityRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async
         summary:
           'VNC over WebSocket (101 upgrade); authorized by the viewer token in `?token=`, security type None',
         params: SandboxParams,
-        querystring: Type.Object({ token: Type.Optional(Type.String()) }),
+        querystring: Type.Object({
+          token: Type.Optional(Type.String({ description: 'The viewer token (POST .../viewer-token).' })),
+        }),
         security: [],
         response: {
           101: { description: 'Switching Protocols: RFB 3.8 follows.', type: 'null' },

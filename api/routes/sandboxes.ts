@@ -74,7 +74,10 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         summary: "List the caller's sandboxes",
         querystring: Type.Object(
           {
-            reservation_id: Type.Optional(ReservationIdSchema),
+            reservation_id: Type.Optional({
+              ...ReservationIdSchema,
+              description: 'Only the sandboxes of this reservation.',
+            }),
             pool: Type.Optional(
               Type.Boolean({ description: 'true: only pool sandboxes; false: only reserved ones.' }),
             ),

@@ -1,6 +1,6 @@
 // Wire shapes of the signed-in account: the dashboard session, the account's credit, its keys.
 import Type from 'typebox';
-import { DateTimeString, NullableDateTime } from './common.ts';
+import { DateTimeString, Nullable } from './common.ts';
 
 export const SignInSchema = Type.Object(
   { key: Type.String({ minLength: 1, maxLength: 256, description: 'The account key.' }) },
@@ -9,11 +9,11 @@ export const SignInSchema = Type.Object(
 
 export const SessionSchema = Type.Object(
   {
-    account: Type.String(),
+    account: Type.String({ description: 'The account signed in.' }),
     csrf_token: Type.String({
       description: 'Send as `X-CSRF-Token` with every request of this session that changes something.',
     }),
-    expires_at: DateTimeString,
+    expires_at: { ...DateTimeString, description: 'When the session ends; sign in again after.' },
   },
   { description: 'A dashboard session (the cookie itself is HttpOnly).' },
 );
@@ -21,8 +21,8 @@ export const SessionSchema = Type.Object(
 export const AccountSchema = Type.Object(
   {
     account: Type.String({ description: 'The account name (the namespace of its resources).' }),
-    display_name: Type.String(),
-    user_id: Type.String({ format: 'uuid' }),
+    display_name: Type.String({ description: 'The name shown for the account.' }),
+    user_id: Type.String({ format: 'uuid', description: "The account's user id (reservations report it)." }),
     balance_cents: Type.Integer({ description: 'Credit left.' }),
   },
   { description: 'The account a key acts for.' },
@@ -30,9 +30,11 @@ export const AccountSchema = Type.Object(
 
 export const MyKeySchema = Type.Object({
   name: Type.String({ description: 'The ApiKey resource: `k-` + 40 hex digits of the hash.' }),
-  prefix: Type.String(),
-  created_at: DateTimeString,
-  expires_at: NullableDateTime,
+  prefix: Type.String({ description: 'The first characters of the key, to tell keys apart.' }),
+  created_at: { ...DateTimeString, description: 'When the key was issued.' },
+  expires_at: Nullable(Type.String({ format: 'date-time' }), {
+    description: 'When the key stops working; null: it does not expire.',
+  }),
   current: Type.Boolean({ description: 'The key this request was made with (or signed in with).' }),
   key: Type.Union([Type.String(), Type.Null()], {
     description:

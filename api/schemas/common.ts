@@ -37,7 +37,9 @@ export const NullableDateTime = Nullable(Type.String({ format: 'date-time' }));
 export const DateTimeString = Type.String({ format: 'date-time' });
 
 export const SandboxIdSchema = Type.String({ pattern: SANDBOX_ID_PATTERN });
-export const SandboxParams = Type.Object({ sandboxID: SandboxIdSchema });
+export const SandboxParams = Type.Object({
+  sandboxID: { ...SandboxIdSchema, description: 'The sandbox id (`sb-` and 32 hex digits).' },
+});
 
 /** Command result of an input action (click, type, …): it ran. */
 export const OkResultSchema = Type.Object(

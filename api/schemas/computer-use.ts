@@ -5,10 +5,10 @@
 // names the vendor's field rather than a branch of a union.
 import Type, { type Static } from 'typebox';
 
-const Coord = Type.Integer({ minimum: 0, maximum: 65535 });
+const Coord = Type.Integer({ minimum: 0, maximum: 65535, description: 'Screen pixels.' });
 const Point = Type.Array(Coord, { minItems: 2, maxItems: 2, description: '[x, y] in screen pixels.' });
 /** Seconds; the vendors' reference tools allow up to 100. */
-const Duration = Type.Number({ minimum: 0, maximum: 100 });
+const Duration = Type.Number({ minimum: 0, maximum: 100, description: 'wait / hold_key: seconds.' });
 
 export const ANTHROPIC_ACTIONS = [
   'left_click',
@@ -33,9 +33,9 @@ export type AnthropicActionName = (typeof ANTHROPIC_ACTIONS)[number];
 
 export const AnthropicActionSchema = Type.Object(
   {
-    action: Type.Enum([...ANTHROPIC_ACTIONS]),
-    coordinate: Type.Optional(Point),
-    start_coordinate: Type.Optional(Point),
+    action: Type.Enum([...ANTHROPIC_ACTIONS], { description: 'The action.' }),
+    coordinate: Type.Optional({ ...Point, description: 'Clicks, moves, scroll, drag end: [x, y].' }),
+    start_coordinate: Type.Optional({ ...Point, description: 'left_click_drag: where it starts, [x, y].' }),
     text: Type.Optional(
       Type.String({
         maxLength: 100_000,
@@ -43,8 +43,12 @@ export const AnthropicActionSchema = Type.Object(
           'type: the text; key / hold_key: xdotool key names (`ctrl+s`, `Return`); clicks and scroll: modifiers held.',
       }),
     ),
-    scroll_direction: Type.Optional(Type.Enum(['up', 'down', 'left', 'right'])),
-    scroll_amount: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+    scroll_direction: Type.Optional(
+      Type.Enum(['up', 'down', 'left', 'right'], { description: 'scroll: which way.' }),
+    ),
+    scroll_amount: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 100, description: 'scroll: wheel notches.' }),
+    ),
     duration: Type.Optional(Duration),
     region: Type.Optional(
       Type.Array(Coord, { minItems: 4, maxItems: 4, description: 'zoom: [x0, y0, x1, y1].' }),
@@ -73,18 +77,36 @@ export type OpenAIActionName = (typeof OPENAI_ACTIONS)[number];
 
 export const OpenAIActionSchema = Type.Object(
   {
-    type: Type.Enum([...OPENAI_ACTIONS]),
-    x: Type.Optional(Coord),
-    y: Type.Optional(Coord),
-    button: Type.Optional(Type.Enum(['left', 'right', 'wheel', 'back', 'forward'])),
-    path: Type.Optional(Type.Array(Type.Object({ x: Coord, y: Coord }), { minItems: 2, maxItems: 1000 })),
-    scroll_x: Type.Optional(Type.Integer({ minimum: -10_000, maximum: 10_000 })),
-    scroll_y: Type.Optional(Type.Integer({ minimum: -10_000, maximum: 10_000 })),
-    text: Type.Optional(Type.String({ maxLength: 100_000 })),
-    keys: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 8 }),
+    type: Type.Enum([...OPENAI_ACTIONS], { description: 'The action.' }),
+    x: Type.Optional({ ...Coord, description: 'click, double_click, move, scroll: x in screen pixels.' }),
+    y: Type.Optional({ ...Coord, description: 'click, double_click, move, scroll: y in screen pixels.' }),
+    button: Type.Optional(
+      Type.Enum(['left', 'right', 'wheel', 'back', 'forward'], { description: 'click: the button.' }),
     ),
-    ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
+    path: Type.Optional(
+      Type.Array(
+        Type.Object({
+          x: { ...Coord, description: 'x in screen pixels.' },
+          y: { ...Coord, description: 'y in screen pixels.' },
+        }),
+        { minItems: 2, maxItems: 1000, description: 'drag: the points the pointer goes through.' },
+      ),
+    ),
+    scroll_x: Type.Optional(
+      Type.Integer({ minimum: -10_000, maximum: 10_000, description: 'scroll: horizontal pixels.' }),
+    ),
+    scroll_y: Type.Optional(
+      Type.Integer({ minimum: -10_000, maximum: 10_000, description: 'scroll: vertical pixels.' }),
+    ),
+    text: Type.Optional(Type.String({ maxLength: 100_000, description: 'type: the text.' })),
+    keys: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+        minItems: 1,
+        maxItems: 8,
+        description: 'keypress: the keys of one chord, e.g. ["CTRL", "S"].',
+      }),
+    ),
+    ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000, description: 'wait: milliseconds.' })),
   },
   {
     // OpenAI may add fields to an action (e.g. `keys` on clicks): ignored, as its own samples do.
@@ -101,17 +123,24 @@ export const AnthropicResultSchema = Type.Object(
     content: Type.Array(
       Type.Union([
         Type.Object({
-          type: Type.Literal('image'),
-          source: Type.Object({
-            type: Type.Literal('base64'),
-            media_type: Type.Literal('image/png'),
-            data: Type.String(),
-          }),
+          type: Type.Literal('image', { description: 'A screenshot block.' }),
+          source: Type.Object(
+            {
+              type: Type.Literal('base64', { description: 'The encoding of data.' }),
+              media_type: Type.Literal('image/png', { description: 'The image format.' }),
+              data: Type.String({ description: 'The PNG, base64.' }),
+            },
+            { description: 'The image.' },
+          ),
         }),
-        Type.Object({ type: Type.Literal('text'), text: Type.String() }),
+        Type.Object({
+          type: Type.Literal('text', { description: 'A text block.' }),
+          text: Type.String({ description: 'e.g. the typed text or an error.' }),
+        }),
       ]),
+      { description: 'The tool_result content blocks.' },
     ),
-    coordinate: Type.Optional(Point),
+    coordinate: Type.Optional({ ...Point, description: 'cursor_position: where the pointer is.' }),
   },
   { title: 'AnthropicComputerResult' },
 );
@@ -119,7 +148,10 @@ export type AnthropicResult = Static<typeof AnthropicResultSchema>;
 
 /** OpenAI's answer: the `output` of a computer_call_output item. */
 export const OpenAIResultSchema = Type.Object(
-  { type: Type.Literal('computer_screenshot'), image_url: Type.String() },
+  {
+    type: Type.Literal('computer_screenshot', { description: 'The output kind.' }),
+    image_url: Type.String({ description: 'The screenshot as a `data:image/png;base64,` URL.' }),
+  },
   { title: 'OpenAIComputerResult' },
 );
 export type OpenAIResult = Static<typeof OpenAIResultSchema>;

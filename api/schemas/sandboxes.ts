@@ -3,12 +3,15 @@ import Type, { type Static } from 'typebox';
 import { DEFAULT_MAC_MODEL } from '../../crds/mac-models.ts';
 import { MAC_MODELS } from '../../crds/meta.ts';
 import { MIN_CPU, MIN_MEMORY_GIB } from '../../crds/sandbox.ts';
-import { DateTimeString, Nullable, NullableDateTime, SandboxIdSchema } from './common.ts';
+import { DateTimeString, Nullable, SandboxIdSchema } from './common.ts';
 import { ReservationIdSchema } from './reservations.ts';
 
 export const SandboxCreateSchema = Type.Object(
   {
-    reservation_id: Type.Optional(ReservationIdSchema),
+    reservation_id: Type.Optional({
+      ...ReservationIdSchema,
+      description: 'The reservation to run in; optional when the key has exactly one active reservation.',
+    }),
     // Numbers, not integers, on the wire: a size too small or fractional is the scheduler's 422
     // `invalid_size` (docs/capacity.md), not a 400 from the schema.
     cpu: Type.Optional(
@@ -58,16 +61,25 @@ const Urls = {
   ssh_url: Type.String({ description: 'Path of the SSH WebSocket.' }),
 };
 
+const SandboxId = { ...SandboxIdSchema, description: 'The sandbox id (`sb-` and 32 hex digits).' };
+const CreatedAt = { ...DateTimeString, description: 'When the sandbox was created.' };
+const VmIp = Type.String({ description: "The VM's address on its Mac's private network." });
+const Ephemeral = Type.Boolean({
+  description: 'true: destroyed after about 2 minutes without activity (requests, SSH or VNC).',
+});
+
 export const SandboxCreatedSchema = Type.Object({
-  sandbox_id: SandboxIdSchema,
-  created_at: DateTimeString,
-  vm_ip: Type.String(),
+  sandbox_id: SandboxId,
+  created_at: CreatedAt,
+  vm_ip: VmIp,
   ...Urls,
-  boot: Type.Enum(['warm', 'cold']),
-  cpu: Type.Integer(),
-  memory_gib: Type.Integer(),
+  boot: Type.Enum(['warm', 'cold'], {
+    description: 'warm: a waiting VM was claimed; cold: a VM was cloned and booted for this request.',
+  }),
+  cpu: Type.Integer({ description: 'vCPUs of the VM.' }),
+  memory_gib: Type.Integer({ description: 'Memory of the VM, GiB.' }),
   reservation_id: NullableReservationId,
-  ephemeral: Type.Boolean(),
+  ephemeral: Ephemeral,
   ...PoolFields,
 });
 export type SandboxCreated = Static<typeof SandboxCreatedSchema>;
@@ -75,25 +87,32 @@ export type SandboxCreated = Static<typeof SandboxCreatedSchema>;
 export const SANDBOX_STATES = ['pending', 'booting', 'running', 'completing', 'failed', 'deleting'] as const;
 
 export const SandboxInfoSchema = Type.Object({
-  sandbox_id: SandboxIdSchema,
-  created_at: DateTimeString,
-  last_active: NullableDateTime,
-  vm_ip: Type.String(),
+  sandbox_id: SandboxId,
+  created_at: CreatedAt,
+  last_active: Nullable(Type.String({ format: 'date-time' }), {
+    description: 'Last request, SSH or VNC activity on the sandbox; null before any.',
+  }),
+  vm_ip: VmIp,
   ...Urls,
-  state: Type.Enum([...SANDBOX_STATES]),
+  state: Type.Enum([...SANDBOX_STATES], {
+    description:
+      'pending (being placed), booting, running, completing (its reservation or pool lifetime ended), failed, deleting.',
+  }),
   reservation_id: NullableReservationId,
-  boot: Nullable(Type.Enum(['warm', 'cold'])),
-  cpu: Nullable(Type.Integer()),
-  memory_gib: Nullable(Type.Integer()),
-  ephemeral: Type.Boolean(),
+  boot: Nullable(Type.Enum(['warm', 'cold']), {
+    description: 'warm or cold (see the create response); null until placed.',
+  }),
+  cpu: Nullable(Type.Integer(), { description: 'vCPUs of the VM; null until placed.' }),
+  memory_gib: Nullable(Type.Integer(), { description: 'Memory of the VM, GiB; null until placed.' }),
+  ephemeral: Ephemeral,
   ...PoolFields,
 });
 export type SandboxInfo = Static<typeof SandboxInfoSchema>;
 
 export const ViewerTokenSchema = Type.Object({
-  vnc_url: Type.String(),
-  token: Type.String(),
-  expires_at: DateTimeString,
+  vnc_url: Type.String({ description: 'Path of the VNC WebSocket with the token in `?token=`.' }),
+  token: Type.String({ description: 'The viewer token: watches this sandbox only, until it expires.' }),
+  expires_at: { ...DateTimeString, description: 'When the token stops opening connections.' },
 });
 
 /** Longest exec timeout, in seconds; the SDK's default is 120. */
@@ -101,7 +120,11 @@ export const MAX_EXEC_TIMEOUT_S = 3600;
 
 export const ExecRequestSchema = Type.Object(
   {
-    command: Type.String({ minLength: 1, maxLength: 1_000_000 }),
+    command: Type.String({
+      minLength: 1,
+      maxLength: 1_000_000,
+      description: "A shell command line, run by the VM user's shell.",
+    }),
     timeout: Type.Integer({
       minimum: 1,
       maximum: MAX_EXEC_TIMEOUT_S,
@@ -117,16 +140,19 @@ export const ExecRequestSchema = Type.Object(
 );
 
 export const ExecResultSchema = Type.Object({
-  stdout: Type.String(),
-  stderr: Type.String(),
-  return_code: Type.Integer(),
-  timed_out: Type.Boolean(),
+  stdout: Type.String({ description: "The command's standard output (UTF-8)." }),
+  stderr: Type.String({ description: "The command's standard error (UTF-8)." }),
+  return_code: Type.Integer({ description: 'Exit status; 124 when the timeout killed it.' }),
+  timed_out: Type.Boolean({ description: 'true when the timeout killed the command.' }),
 });
 
-export const KeepaliveSchema = Type.Object({ sandbox_id: SandboxIdSchema, last_active: DateTimeString });
+export const KeepaliveSchema = Type.Object({
+  sandbox_id: SandboxId,
+  last_active: { ...DateTimeString, description: 'The activity this heartbeat recorded.' },
+});
 
 export const SshCredentialsSchema = Type.Object({
   ssh_url: Type.String({ description: 'Path of the SSH WebSocket.' }),
-  username: Type.String(),
+  username: Type.String({ description: "The VM user's login name." }),
   private_key: Type.String({ description: "OpenSSH private key of this VM's login; discarded with the VM." }),
 });

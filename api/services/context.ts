@@ -20,7 +20,7 @@ import type { Sessions } from '../dashboard/sessions.ts';
 import type { AuthFailureLimiter } from '../auth-failures.ts';
 import type { ActivityTracker } from './activity.ts';
 import type { CachedReads } from './reads.ts';
-import type { RecordingQuota, SnapshotQuota } from './quotas.ts';
+import type { RecordingQuota, SnapshotQuota } from './quota-limits.ts';
 
 export type Drivers = Partial<Record<DriverKind, Driver>>;
 

@@ -9,11 +9,9 @@ import type { RecordingInfo } from '../../hosts/driver.ts';
 import { ApiError } from '../errors.ts';
 import type { ApiContext } from './context.ts';
 import { guestOf } from './guests.ts';
+import type { RecordingQuota, SnapshotQuota } from './quota-limits.ts';
 
-export interface SnapshotQuota {
-  maxCount: number;
-  maxBytes: number;
-}
+export type { RecordingQuota, SnapshotQuota } from './quota-limits.ts';
 
 export const DEFAULT_SNAPSHOT_QUOTA: SnapshotQuota = { maxCount: 100, maxBytes: 500 * 1024 ** 3 };
 
@@ -31,11 +29,6 @@ export function checkSnapshotQuota(snapshots: readonly Snapshot[], quota: Snapsh
       'quota_exceeded',
       `Snapshot storage quota reached: ${bytes} of ${quota.maxBytes} bytes. Delete snapshots first.`,
     );
-}
-
-export interface RecordingQuota {
-  maxCount: number;
-  maxBytes: number;
 }
 
 export const DEFAULT_RECORDING_QUOTA: RecordingQuota = { maxCount: 50, maxBytes: 50 * 1024 ** 3 };

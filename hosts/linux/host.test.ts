@@ -1,6 +1,7 @@
 // The linux host on real desktops: every claim is checked by its effect on the machine (a display
 // that answers, sockets bound where they should be, an SSH login, cgroup files, /proc, the home).
 import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -245,7 +246,16 @@ describe('linux host', () => {
     const sleeper = [Number(sleeperPid)];
     const members = cgroup.pids();
     expect(members).toEqual(expect.arrayContaining([...pids, ...sleeper]));
-    expect(readFileSync('/proc/sysvipc/shm', 'utf8')).toMatch(new RegExp(`^\\s*\\d+\\s+${shmId}\\s`, 'm'));
+    // The segment lives in the VM's own IPC namespace: seen from inside it, not from the machine's.
+    const shmLine = new RegExp(`^\\s*\\d+\\s+${shmId}\\s`, 'm');
+    const vmIpc = readlinkSync(`/proc/${sleeperPid}/ns/ipc`);
+    expect(vmIpc).not.toBe(readlinkSync('/proc/self/ns/ipc'));
+    const inVm = (table: string) =>
+      execFileSync('nsenter', [`--ipc=/proc/${sleeperPid}/ns/ipc`, 'cat', `/proc/sysvipc/${table}`], {
+        encoding: 'utf8',
+      });
+    expect(inVm('shm')).toMatch(shmLine);
+    expect(readFileSync('/proc/sysvipc/shm', 'utf8')).not.toMatch(shmLine);
 
     const a = host.describe('a');
     const aSocket = xSocket(a.record.display!);
@@ -263,9 +273,10 @@ describe('linux host', () => {
     expect(members.filter(alive)).toEqual([]);
     expect(isMounted(record.home)).toBe(false);
     expect(existsSync('/tmp/b-sleeper') || existsSync('/dev/shm/b-note')).toBe(false);
-    expect(readFileSync('/proc/sysvipc/shm', 'utf8')).not.toMatch(
-      new RegExp(`^\\s*\\d+\\s+${shmId}\\s`, 'm'),
-    );
+    // No process is left in the VM's IPC namespace, so the namespace and every object in it are gone;
+    // and none of them was ever in the machine's.
+    expect(processesInNamespace(vmIpc)).toEqual([]);
+    expect(readFileSync('/proc/sysvipc/shm', 'utf8')).not.toMatch(shmLine);
     expect(readFileSync('/proc/sysvipc/sem', 'utf8')).not.toMatch(
       new RegExp(`^\\s*\\d+\\s+${semId}\\s`, 'm'),
     );
@@ -322,3 +333,17 @@ describe('linux host', () => {
     expect(isMounted(record.home)).toBe(false);
   });
 });
+
+/** PIDs of the processes whose IPC namespace is `ns` (a /proc/PID/ns/ipc link text). */
+function processesInNamespace(ns: string): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return readlinkSync(`/proc/${d}/ns/ipc`) === ns;
+      } catch {
+        return false; // exited meanwhile
+      }
+    })
+    .map(Number);
+}

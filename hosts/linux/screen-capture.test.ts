@@ -28,4 +28,16 @@ describe('bgrxToRgb', () => {
     expect(bgrxToRgb(src, 100).equals(reference(src, 100))).toBe(true);
     expect(bgrxToRgb(src, 100)).toHaveLength(300);
   });
+
+  it('converts into a reused buffer holding an older frame, aligned or not', () => {
+    for (const pixels of [7, 1280 * 800]) {
+      const into = randomBytes(Math.ceil((pixels * 3) / 4) * 4); // a previous frame's leftovers
+      const src = randomBytes(pixels * 4);
+      const out = bgrxToRgb(src, pixels, into);
+      expect(out.buffer).toBe(into.buffer);
+      expect(out.equals(reference(src, pixels)), `${pixels} pixels`).toBe(true);
+      const odd = randomBytes(pixels * 4 + 1).subarray(1); // the byte-at-a-time path
+      expect(bgrxToRgb(odd, pixels, into).equals(reference(odd, pixels))).toBe(true);
+    }
+  });
 });

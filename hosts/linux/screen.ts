@@ -5,7 +5,7 @@
 import sharp from 'sharp';
 import type { DisplayInfo, ScreenshotOptions } from '../driver.ts';
 import { checkScreenshotOptions } from '../screenshot-options.ts';
-import { captureRgb, drawCursor } from './screen-capture.ts';
+import { captureRgb, drawCursor, type RgbFrame } from './screen-capture.ts';
 import type { X11Connection } from './x11-connection.ts';
 
 const DEFAULT_JPEG_QUALITY = 80;
@@ -15,6 +15,14 @@ const PNG_LEVEL = 2;
 export async function screenshot(conn: X11Connection, opts: ScreenshotOptions = {}): Promise<Buffer> {
   checkScreenshotOptions(opts, conn);
   const frame = await captureRgb(conn, opts.region);
+  try {
+    return await encode(conn, frame, opts);
+  } finally {
+    frame.release(); // the encoder has read it: the next capture reuses the buffer
+  }
+}
+
+async function encode(conn: X11Connection, frame: RgbFrame, opts: ScreenshotOptions): Promise<Buffer> {
   if (opts.showCursor) await drawCursor(conn, frame, { x: opts.region?.x ?? 0, y: opts.region?.y ?? 0 });
   let image = sharp(frame.data, { raw: { width: frame.width, height: frame.height, channels: 3 } });
   const scale = opts.scale ?? 1;

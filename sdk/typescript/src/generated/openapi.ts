@@ -929,26 +929,40 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Counts of Macs. */
             minis: {
+              /** @description Macs per phase. */
               by_phase: {
                 [key: string]: number;
               };
+              /** @description All Macs. */
               total: number;
             };
+            /** @description Counts of sandboxes. */
             sandboxes: {
+              /** @description Sandboxes per phase. */
               by_phase: {
                 [key: string]: number;
               };
+              /** @description All sandboxes. */
               total: number;
             };
-            /** @enum {string} */
+            /**
+             * @description Always ok: the server answers.
+             * @enum {string}
+             */
             status: 'ok';
+            /** @description Seconds since this server started. */
             uptime_s: number;
+            /** @description The server version. */
             version: string;
+            /** @description Counts of VMs. */
             vms: {
+              /** @description VMs per phase. */
               by_phase: {
                 [key: string]: number;
               };
+              /** @description All VMs. */
               total: number;
             };
           };
@@ -976,8 +990,12 @@ export interface operations {
             account: string;
             /** @description Credit left. */
             balance_cents: number;
+            /** @description The name shown for the account. */
             display_name: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The account's user id (reservations report it).
+             */
             user_id: string;
           };
         };
@@ -1014,16 +1032,23 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key was issued.
+             */
             created_at: string;
             /** @description The key this request was made with (or signed in with). */
             current: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key stops working; null: it does not expire.
+             */
             expires_at: string | null;
             /** @description The plaintext, kept sealed with a server-held key; null for a key issued before sealing existed that has not been used to sign in since. */
             key: string | null;
             /** @description The ApiKey resource: `k-` + 40 hex digits of the hash. */
             name: string;
+            /** @description The first characters of the key, to tell keys apart. */
             prefix: string;
           }[];
         };
@@ -1074,16 +1099,23 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key was issued.
+             */
             created_at: string;
             /** @description The key this request was made with (or signed in with). */
             current: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key stops working; null: it does not expire.
+             */
             expires_at: string | null;
             /** @description The new account key. */
             key: string;
             /** @description The ApiKey resource: `k-` + 40 hex digits of the hash. */
             name: string;
+            /** @description The first characters of the key, to tell keys apart. */
             prefix: string;
             /** @description The name of the key revoked by the rotation. */
             revoked: string;
@@ -2192,6 +2224,7 @@ export interface operations {
   listPlatforms: {
     parameters: {
       query?: {
+        /** @description The reservation to report on (default: the key's, or the account's only active one). */
         reservation_id?: string;
       };
       header?: never;
@@ -2207,54 +2240,97 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Every Mac model. */
             models: {
+              /** @description Macs of this model free to reserve now. */
               available_minis: number;
+              /** @description Price of one Mac-hour in cents (null: not for sale). */
               cents_per_hour: number | null;
+              /** @description CPU cores of one Mac of this model. */
               cores: number;
+              /** @description The warm VMs a Mac of this model holds, per layout. */
               layouts: {
+                /** @description Warm VMs of a Mac in the split layout (two). */
                 split: {
+                  /** @description vCPUs of the warm VM. */
                   cpu: number;
+                  /** @description The image's disk size, GiB. */
                   disk_gib: number;
+                  /** @description The image it is cloned from. */
                   image: string;
+                  /** @description Memory of the warm VM, GiB. */
                   memory_gib: number;
                 }[];
+                /** @description Warm VMs of a Mac in the whole layout (one). */
                 whole: {
+                  /** @description vCPUs of the warm VM. */
                   cpu: number;
+                  /** @description The image's disk size, GiB. */
                   disk_gib: number;
+                  /** @description The image it is cloned from. */
                   image: string;
+                  /** @description Memory of the warm VM, GiB. */
                   memory_gib: number;
                 }[];
               };
-              /** @enum {unknown} */
+              /**
+               * @description The Mac model.
+               * @enum {unknown}
+               */
               mac_model: 'm4' | 'm4-pro' | 'm5-pro';
+              /** @description Memory of one Mac of this model, GiB. */
               memory_gib: number;
               /** @description Price of one pool sandbox per started hour (null: not for sale). */
               pool_cents_per_sandbox_hour: number | null;
             }[];
+            /** @description The reservation named, the key's, or the account's only active one; null if none. */
             reservation: {
+              /** @description The reservation id. */
               id: string;
+              /** @description Images present on its Macs. */
               images: {
+                /** @description Its disk size, GiB. */
                 disk_gib: number;
+                /** @description Image name. */
                 name: string;
               }[];
-              /** @enum {unknown} */
+              /**
+               * @description Its Mac model.
+               * @enum {unknown}
+               */
               mac_model: 'm4' | 'm4-pro' | 'm5-pro';
+              /** @description Its Macs. */
               minis: {
+                /** @description CPU cores of the Mac. */
                 cores: number;
+                /** @description vCPUs not held by its sandboxes. */
                 free_cpu: number;
+                /** @description Memory not held by its sandboxes, GiB. */
                 free_memory_gib: number;
+                /** @description The Mac's address. */
                 ip: string;
+                /** @description At most this many in its layout. */
                 max_sandboxes: number;
+                /** @description Memory of the Mac, GiB. */
                 memory_gib: number;
+                /** @description Sandboxes holding a place on it. */
                 sandboxes: number;
+                /** @description Its warm VMs free to claim now. */
                 warm_vms: {
+                  /** @description vCPUs of the warm VM. */
                   cpu: number;
+                  /** @description The image's disk size, GiB. */
                   disk_gib: number;
+                  /** @description The image it is cloned from. */
                   image: string;
+                  /** @description Memory of the warm VM, GiB. */
                   memory_gib: number;
                 }[];
               }[];
-              /** @enum {unknown} */
+              /**
+               * @description Its layout in force.
+               * @enum {unknown}
+               */
               vm_layout: 'split' | 'whole';
             } | null;
           };
@@ -2354,25 +2430,53 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation was made.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ends (start plus hours); null while pending.
+             */
             end_at: string | null;
+            /** @description Length in hours (edits that extend it included). */
             hours: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The reservation id.
+             */
             id: string;
-            /** @enum {unknown} */
+            /**
+             * @description The Mac model; its Rate gives the price per Mac-hour.
+             * @enum {unknown}
+             */
             mac_model: 'm4' | 'm4-pro' | 'm5-pro';
+            /** @description Number of Macs reserved. */
             mini_count: number;
+            /** @description Addresses of the Macs bound to it. */
             mini_ips: string[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation became active; null while pending.
+             */
             start_at: string | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, active, completing (ended, sandboxes being removed), completed, cancelled.
+             * @enum {unknown}
+             */
             status: 'pending' | 'active' | 'completing' | 'completed' | 'cancelled';
+            /** @description Price of the whole reservation in cents, at the rate of its purchase. */
             total_cents: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The account's user id.
+             */
             user_id: string;
-            /** @enum {unknown} */
+            /**
+             * @description split: two warm VMs per Mac; whole: one VM with the whole Mac. The layout in force.
+             * @enum {unknown}
+             */
             vm_layout: 'split' | 'whole';
           }[];
         };
@@ -2406,6 +2510,7 @@ export interface operations {
           /** @description Length in hours; at least 24. */
           hours: number;
           /**
+           * @description The Mac model; its Rate gives the price per Mac-hour.
            * @default m4
            * @enum {unknown}
            */
@@ -2416,6 +2521,7 @@ export interface operations {
            */
           mini_count: number;
           /**
+           * @description split: two warm VMs per Mac; whole: one VM with the whole Mac.
            * @default split
            * @enum {unknown}
            */
@@ -2431,27 +2537,55 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation was made.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ends (start plus hours); null while pending.
+             */
             end_at: string | null;
+            /** @description Length in hours (edits that extend it included). */
             hours: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The reservation id.
+             */
             id: string;
             /** @description The reservation key, shown once: only its SHA-256 hash is stored. */
             key: string;
-            /** @enum {unknown} */
+            /**
+             * @description The Mac model; its Rate gives the price per Mac-hour.
+             * @enum {unknown}
+             */
             mac_model: 'm4' | 'm4-pro' | 'm5-pro';
+            /** @description Number of Macs reserved. */
             mini_count: number;
+            /** @description Addresses of the Macs bound to it. */
             mini_ips: string[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation became active; null while pending.
+             */
             start_at: string | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, active, completing (ended, sandboxes being removed), completed, cancelled.
+             * @enum {unknown}
+             */
             status: 'pending' | 'active' | 'completing' | 'completed' | 'cancelled';
+            /** @description Price of the whole reservation in cents, at the rate of its purchase. */
             total_cents: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The account's user id.
+             */
             user_id: string;
-            /** @enum {unknown} */
+            /**
+             * @description split: two warm VMs per Mac; whole: one VM with the whole Mac. The layout in force.
+             * @enum {unknown}
+             */
             vm_layout: 'split' | 'whole';
           };
         };
@@ -2547,6 +2681,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The reservation id. */
         reservationID: string;
       };
       cookie?: never;
@@ -2560,25 +2695,53 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation was made.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ends (start plus hours); null while pending.
+             */
             end_at: string | null;
+            /** @description Length in hours (edits that extend it included). */
             hours: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The reservation id.
+             */
             id: string;
-            /** @enum {unknown} */
+            /**
+             * @description The Mac model; its Rate gives the price per Mac-hour.
+             * @enum {unknown}
+             */
             mac_model: 'm4' | 'm4-pro' | 'm5-pro';
+            /** @description Number of Macs reserved. */
             mini_count: number;
+            /** @description Addresses of the Macs bound to it. */
             mini_ips: string[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation became active; null while pending.
+             */
             start_at: string | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, active, completing (ended, sandboxes being removed), completed, cancelled.
+             * @enum {unknown}
+             */
             status: 'pending' | 'active' | 'completing' | 'completed' | 'cancelled';
+            /** @description Price of the whole reservation in cents, at the rate of its purchase. */
             total_cents: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The account's user id.
+             */
             user_id: string;
-            /** @enum {unknown} */
+            /**
+             * @description split: two warm VMs per Mac; whole: one VM with the whole Mac. The layout in force.
+             * @enum {unknown}
+             */
             vm_layout: 'split' | 'whole';
           };
         };
@@ -2632,6 +2795,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The reservation id. */
         reservationID: string;
       };
       cookie?: never;
@@ -2641,7 +2805,10 @@ export interface operations {
         'application/json': {
           /** @description Length in hours; at least 24. */
           hours?: number;
-          /** @enum {unknown} */
+          /**
+           * @description split: two warm VMs per Mac; whole: one VM with the whole Mac. Changing it needs every sandbox of the reservation deleted first.
+           * @enum {unknown}
+           */
           vm_layout?: 'split' | 'whole';
         };
       };
@@ -2654,25 +2821,53 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation was made.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ends (start plus hours); null while pending.
+             */
             end_at: string | null;
+            /** @description Length in hours (edits that extend it included). */
             hours: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The reservation id.
+             */
             id: string;
-            /** @enum {unknown} */
+            /**
+             * @description The Mac model; its Rate gives the price per Mac-hour.
+             * @enum {unknown}
+             */
             mac_model: 'm4' | 'm4-pro' | 'm5-pro';
+            /** @description Number of Macs reserved. */
             mini_count: number;
+            /** @description Addresses of the Macs bound to it. */
             mini_ips: string[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation became active; null while pending.
+             */
             start_at: string | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, active, completing (ended, sandboxes being removed), completed, cancelled.
+             * @enum {unknown}
+             */
             status: 'pending' | 'active' | 'completing' | 'completed' | 'cancelled';
+            /** @description Price of the whole reservation in cents, at the rate of its purchase. */
             total_cents: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The account's user id.
+             */
             user_id: string;
-            /** @enum {unknown} */
+            /**
+             * @description split: two warm VMs per Mac; whole: one VM with the whole Mac. The layout in force.
+             * @enum {unknown}
+             */
             vm_layout: 'split' | 'whole';
           };
         };
@@ -2779,25 +2974,53 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation was made.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ends (start plus hours); null while pending.
+             */
             end_at: string | null;
+            /** @description Length in hours (edits that extend it included). */
             hours: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The reservation id.
+             */
             id: string;
-            /** @enum {unknown} */
+            /**
+             * @description The Mac model; its Rate gives the price per Mac-hour.
+             * @enum {unknown}
+             */
             mac_model: 'm4' | 'm4-pro' | 'm5-pro';
+            /** @description Number of Macs reserved. */
             mini_count: number;
+            /** @description Addresses of the Macs bound to it. */
             mini_ips: string[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the reservation became active; null while pending.
+             */
             start_at: string | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, active, completing (ended, sandboxes being removed), completed, cancelled.
+             * @enum {unknown}
+             */
             status: 'pending' | 'active' | 'completing' | 'completed' | 'cancelled';
+            /** @description Price of the whole reservation in cents, at the rate of its purchase. */
             total_cents: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The account's user id.
+             */
             user_id: string;
-            /** @enum {unknown} */
+            /**
+             * @description split: two warm VMs per Mac; whole: one VM with the whole Mac. The layout in force.
+             * @enum {unknown}
+             */
             vm_layout: 'split' | 'whole';
           };
         };
@@ -2837,6 +3060,7 @@ export interface operations {
       query?: {
         /** @description true: only pool sandboxes; false: only reserved ones. */
         pool?: boolean;
+        /** @description Only the sandboxes of this reservation. */
         reservation_id?: string;
       };
       header?: never;
@@ -2852,29 +3076,46 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** @enum {string|null} */
+            /**
+             * @description warm or cold (see the create response); null until placed.
+             * @enum {string|null}
+             */
             boot: 'warm' | 'cold' | null;
+            /** @description vCPUs of the VM; null until placed. */
             cpu: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the sandbox was created.
+             */
             created_at: string;
             /**
              * Format: date-time
              * @description A pool sandbox is deleted at this time (24 hours after creation); null otherwise.
              */
             end_at: string | null;
+            /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Last request, SSH or VNC activity on the sandbox; null before any.
+             */
             last_active: string | null;
+            /** @description Memory of the VM, GiB; null until placed. */
             memory_gib: number | null;
             /** @description true for a pool sandbox (outside reservations). */
             pool: boolean;
             /** @description The reservation the sandbox runs in; null for a pool sandbox. */
             reservation_id: string | null;
+            /** @description The sandbox id (`sb-` and 32 hex digits). */
             sandbox_id: string;
             /** @description Path of the SSH WebSocket. */
             ssh_url: string;
-            /** @enum {unknown} */
+            /**
+             * @description pending (being placed), booting, running, completing (its reservation or pool lifetime ended), failed, deleting.
+             * @enum {unknown}
+             */
             state: 'pending' | 'booting' | 'running' | 'completing' | 'failed' | 'deleting';
+            /** @description The VM's address on its Mac's private network. */
             vm_ip: string;
             /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
             vnc_url: string;
@@ -2939,6 +3180,7 @@ export interface operations {
           memory_gib?: number;
           /** @description true: a pool sandbox, outside reservations (account key only): paid per started hour from the credit, deleted 24 hours after creation. */
           pool?: boolean;
+          /** @description The reservation to run in; optional when the key has exactly one active reservation. */
           reservation_id?: string;
           /** @description Snapshot version to restore. */
           snapshot?: string;
@@ -2953,25 +3195,36 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** @enum {unknown} */
+            /**
+             * @description warm: a waiting VM was claimed; cold: a VM was cloned and booted for this request.
+             * @enum {unknown}
+             */
             boot: 'warm' | 'cold';
+            /** @description vCPUs of the VM. */
             cpu: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the sandbox was created.
+             */
             created_at: string;
             /**
              * Format: date-time
              * @description A pool sandbox is deleted at this time (24 hours after creation); null otherwise.
              */
             end_at: string | null;
+            /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
+            /** @description Memory of the VM, GiB. */
             memory_gib: number;
             /** @description true for a pool sandbox (outside reservations). */
             pool: boolean;
             /** @description The reservation the sandbox runs in; null for a pool sandbox. */
             reservation_id: string | null;
+            /** @description The sandbox id (`sb-` and 32 hex digits). */
             sandbox_id: string;
             /** @description Path of the SSH WebSocket. */
             ssh_url: string;
+            /** @description The VM's address on its Mac's private network. */
             vm_ip: string;
             /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
             vnc_url: string;
@@ -3125,6 +3378,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -3138,29 +3392,46 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** @enum {string|null} */
+            /**
+             * @description warm or cold (see the create response); null until placed.
+             * @enum {string|null}
+             */
             boot: 'warm' | 'cold' | null;
+            /** @description vCPUs of the VM; null until placed. */
             cpu: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the sandbox was created.
+             */
             created_at: string;
             /**
              * Format: date-time
              * @description A pool sandbox is deleted at this time (24 hours after creation); null otherwise.
              */
             end_at: string | null;
+            /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Last request, SSH or VNC activity on the sandbox; null before any.
+             */
             last_active: string | null;
+            /** @description Memory of the VM, GiB; null until placed. */
             memory_gib: number | null;
             /** @description true for a pool sandbox (outside reservations). */
             pool: boolean;
             /** @description The reservation the sandbox runs in; null for a pool sandbox. */
             reservation_id: string | null;
+            /** @description The sandbox id (`sb-` and 32 hex digits). */
             sandbox_id: string;
             /** @description Path of the SSH WebSocket. */
             ssh_url: string;
-            /** @enum {unknown} */
+            /**
+             * @description pending (being placed), booting, running, completing (its reservation or pool lifetime ended), failed, deleting.
+             * @enum {unknown}
+             */
             state: 'pending' | 'booting' | 'running' | 'completing' | 'failed' | 'deleting';
+            /** @description The VM's address on its Mac's private network. */
             vm_ip: string;
             /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
             vnc_url: string;
@@ -3216,6 +3487,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -3278,6 +3550,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -3287,78 +3560,131 @@ export interface operations {
       content: {
         'application/json':
           | {
+              /** @description One input action: `type` and the fields of that action's own endpoint. */
               action:
                 | {
                     /**
+                     * @description Mouse button.
                      * @default left
                      * @enum {unknown}
                      */
                     button?: 'left' | 'right';
-                    /** @default false */
+                    /**
+                     * @description true: a double click.
+                     * @default false
+                     */
                     double?: boolean;
-                    /** @enum {string} */
+                    /**
+                     * @description The action.
+                     * @enum {string}
+                     */
                     type: 'click';
+                    /** @description Screen x, in points from the left edge. */
                     x: number;
-                    y: number;
-                  }
-                | {
-                    /** @enum {string} */
-                    type: 'move';
-                    x: number;
+                    /** @description Screen y, in points from the top edge. */
                     y: number;
                   }
                 | {
                     /**
+                     * @description The action.
+                     * @enum {string}
+                     */
+                    type: 'move';
+                    /** @description Screen x, in points from the left edge. */
+                    x: number;
+                    /** @description Screen y, in points from the top edge. */
+                    y: number;
+                  }
+                | {
+                    /**
+                     * @description Mouse button.
                      * @default left
                      * @enum {unknown}
                      */
                     button?: 'left' | 'right' | 'middle';
+                    /** @description Screen x where the button is released. */
                     endX: number;
+                    /** @description Screen y where the button is released. */
                     endY: number;
+                    /** @description Screen x where the drag starts. */
                     startX: number;
+                    /** @description Screen y where the drag starts. */
                     startY: number;
-                    /** @enum {string} */
+                    /**
+                     * @description The action.
+                     * @enum {string}
+                     */
                     type: 'drag';
                   }
                 | {
-                    /** @default 3 */
+                    /**
+                     * @description Wheel notches.
+                     * @default 3
+                     */
                     amount?: number;
                     /**
+                     * @description Which way the content scrolls.
                      * @default down
                      * @enum {unknown}
                      */
                     direction?: 'up' | 'down' | 'left' | 'right';
-                    /** @enum {string} */
+                    /**
+                     * @description The action.
+                     * @enum {string}
+                     */
                     type: 'scroll';
+                    /** @description Screen x, in points from the left edge. */
                     x: number;
+                    /** @description Screen y, in points from the top edge. */
                     y: number;
                   }
                 | {
                     /** @description Milliseconds between keystrokes. */
                     delay?: number;
+                    /** @description Text to type, as keystrokes. */
                     text: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The action.
+                     * @enum {string}
+                     */
                     type: 'type';
                   }
                 | {
+                    /** @description A key name, e.g. `return`, `a`, `f5`, `cmd` (docs/api.md, Keys). */
                     key: string;
+                    /** @description Keys held down during the press. */
                     modifiers?: string[];
-                    /** @enum {string} */
+                    /**
+                     * @description The action.
+                     * @enum {string}
+                     */
                     type: 'key';
                   }
                 | {
                     /** @description Keys joined with `+`, e.g. `cmd+shift+4`. */
                     keys: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The action.
+                     * @enum {string}
+                     */
                     type: 'hotkey';
                   };
-              /** @default true */
+              /**
+               * @description true: answer with a PNG of the screen after the action; false: with JSON.
+               * @default true
+               */
               screenshot_after?: boolean;
-              /** @default 100 */
+              /**
+               * @description Milliseconds between the action and the screenshot (the screen settles).
+               * @default 100
+               */
               screenshot_delay_ms?: number;
             }
           | {
-              /** @enum {unknown} */
+              /**
+               * @description The action.
+               * @enum {unknown}
+               */
               action:
                 | 'left_click'
                 | 'right_click'
@@ -3377,32 +3703,51 @@ export interface operations {
                 | 'screenshot'
                 | 'cursor_position'
                 | 'zoom';
-              /** @description [x, y] in screen pixels. */
+              /** @description Clicks, moves, scroll, drag end: [x, y]. */
               coordinate?: number[];
+              /** @description wait / hold_key: seconds. */
               duration?: number;
               /** @description zoom: [x0, y0, x1, y1]. */
               region?: number[];
+              /** @description scroll: wheel notches. */
               scroll_amount?: number;
-              /** @enum {unknown} */
+              /**
+               * @description scroll: which way.
+               * @enum {unknown}
+               */
               scroll_direction?: 'up' | 'down' | 'left' | 'right';
-              /** @description [x, y] in screen pixels. */
+              /** @description left_click_drag: where it starts, [x, y]. */
               start_coordinate?: number[];
               /** @description type: the text; key / hold_key: xdotool key names (`ctrl+s`, `Return`); clicks and scroll: modifiers held. */
               text?: string;
             }
           | ({
-              /** @enum {unknown} */
+              /**
+               * @description click: the button.
+               * @enum {unknown}
+               */
               button?: 'left' | 'right' | 'wheel' | 'back' | 'forward';
+              /** @description keypress: the keys of one chord, e.g. ["CTRL", "S"]. */
               keys?: string[];
+              /** @description wait: milliseconds. */
               ms?: number;
+              /** @description drag: the points the pointer goes through. */
               path?: {
+                /** @description x in screen pixels. */
                 x: number;
+                /** @description y in screen pixels. */
                 y: number;
               }[];
+              /** @description scroll: horizontal pixels. */
               scroll_x?: number;
+              /** @description scroll: vertical pixels. */
               scroll_y?: number;
+              /** @description type: the text. */
               text?: string;
-              /** @enum {unknown} */
+              /**
+               * @description The action.
+               * @enum {unknown}
+               */
               type:
                 | 'click'
                 | 'double_click'
@@ -3413,7 +3758,9 @@ export interface operations {
                 | 'keypress'
                 | 'wait'
                 | 'screenshot';
+              /** @description click, double_click, move, scroll: x in screen pixels. */
               x?: number;
+              /** @description click, double_click, move, scroll: y in screen pixels. */
               y?: number;
             } & {
               [key: string]: unknown;
@@ -3429,34 +3776,56 @@ export interface operations {
         content: {
           'application/json':
             | {
+                /** @description The action performed. */
                 action: string;
+                /** @description Always true: failures answer with an error status instead. */
                 ok: boolean;
               }
             | {
+                /** @description The tool_result content blocks. */
                 content: (
                   | {
+                      /** @description The image. */
                       source: {
+                        /** @description The PNG, base64. */
                         data: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The image format.
+                         * @enum {string}
+                         */
                         media_type: 'image/png';
-                        /** @enum {string} */
+                        /**
+                         * @description The encoding of data.
+                         * @enum {string}
+                         */
                         type: 'base64';
                       };
-                      /** @enum {string} */
+                      /**
+                       * @description A screenshot block.
+                       * @enum {string}
+                       */
                       type: 'image';
                     }
                   | {
+                      /** @description e.g. the typed text or an error. */
                       text: string;
-                      /** @enum {string} */
+                      /**
+                       * @description A text block.
+                       * @enum {string}
+                       */
                       type: 'text';
                     }
                 )[];
-                /** @description [x, y] in screen pixels. */
+                /** @description cursor_position: where the pointer is. */
                 coordinate?: number[];
               }
             | {
+                /** @description The screenshot as a `data:image/png;base64,` URL. */
                 image_url: string;
-                /** @enum {string} */
+                /**
+                 * @description The output kind.
+                 * @enum {string}
+                 */
                 type: 'computer_screenshot';
               };
           'image/png': string;
@@ -3553,6 +3922,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -3631,6 +4001,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -3791,6 +4162,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -3893,6 +4265,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -3906,8 +4279,11 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Screen height, in points. */
             height: number;
+            /** @description Pixels per point (2 on a Retina display, 1 on Linux). */
             scale: number;
+            /** @description Screen width, in points. */
             width: number;
           };
         };
@@ -4003,6 +4379,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4016,18 +4393,29 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description The windows at the top, their accessibility children below them. */
             windows: ({
+              /** @description The application it belongs to. */
               app?: string;
               /** @description Child nodes, same shape. */
               children?: unknown[];
+              /** @description true for the focused window or element. */
               focused?: boolean;
+              /** @description Height, in points. */
               height: number;
+              /** @description Window id or accessibility path. */
               id?: string;
+              /** @description Title or accessible name. */
               name: string;
+              /** @description Process id of that application. */
               pid?: number;
+              /** @description Accessibility role, e.g. `window`, `button`. */
               role: string;
+              /** @description Width, in points. */
               width: number;
+              /** @description Left edge, in points. */
               x: number;
+              /** @description Top edge, in points. */
               y: number;
             } & {
               [key: string]: unknown;
@@ -4126,6 +4514,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4138,6 +4527,7 @@ export interface operations {
            * @default false
            */
           ax: boolean;
+          /** @description A shell command line, run by the VM user's shell. */
           command: string;
           /**
            * @description Seconds before the command is killed (return_code 124, timed_out true).
@@ -4155,9 +4545,13 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Exit status; 124 when the timeout killed it. */
             return_code: number;
+            /** @description The command's standard error (UTF-8). */
             stderr: string;
+            /** @description The command's standard output (UTF-8). */
             stdout: string;
+            /** @description true when the timeout killed the command. */
             timed_out: boolean;
           };
         };
@@ -4256,6 +4650,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4351,6 +4746,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4458,6 +4854,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4553,6 +4950,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4657,6 +5055,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4670,8 +5069,12 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The activity this heartbeat recorded.
+             */
             last_active: string;
+            /** @description The sandbox id (`sb-` and 32 hex digits). */
             sandbox_id: string;
           };
         };
@@ -4725,6 +5128,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4843,6 +5247,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4850,7 +5255,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description A key name, e.g. `return`, `a`, `f5`, `cmd` (docs/api.md, Keys). */
           key: string;
+          /** @description Keys held down during the press. */
           modifiers?: string[];
         };
       };
@@ -4961,6 +5368,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -4970,6 +5378,7 @@ export interface operations {
         'application/json': {
           /** @description Milliseconds between keystrokes. */
           delay?: number;
+          /** @description Text to type, as keystrokes. */
           text: string;
         };
       };
@@ -5080,6 +5489,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -5088,13 +5498,19 @@ export interface operations {
       content: {
         'application/json': {
           /**
+           * @description Mouse button.
            * @default left
            * @enum {unknown}
            */
           button?: 'left' | 'right';
-          /** @default false */
+          /**
+           * @description true: a double click.
+           * @default false
+           */
           double?: boolean;
+          /** @description Screen x, in points from the left edge. */
           x: number;
+          /** @description Screen y, in points from the top edge. */
           y: number;
         };
       };
@@ -5205,6 +5621,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -5213,13 +5630,18 @@ export interface operations {
       content: {
         'application/json': {
           /**
+           * @description Mouse button.
            * @default left
            * @enum {unknown}
            */
           button?: 'left' | 'right' | 'middle';
+          /** @description Screen x where the button is released. */
           endX: number;
+          /** @description Screen y where the button is released. */
           endY: number;
+          /** @description Screen x where the drag starts. */
           startX: number;
+          /** @description Screen y where the drag starts. */
           startY: number;
         };
       };
@@ -5330,6 +5752,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -5337,7 +5760,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description Screen x, in points from the left edge. */
           x: number;
+          /** @description Screen y, in points from the top edge. */
           y: number;
         };
       };
@@ -5448,6 +5873,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -5461,7 +5887,9 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Pointer x, in points. */
             x: number;
+            /** @description Pointer y, in points. */
             y: number;
           };
         };
@@ -5557,6 +5985,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -5564,14 +5993,20 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @default 3 */
+          /**
+           * @description Wheel notches.
+           * @default 3
+           */
           amount?: number;
           /**
+           * @description Which way the content scrolls.
            * @default down
            * @enum {unknown}
            */
           direction?: 'up' | 'down' | 'left' | 'right';
+          /** @description Screen x, in points from the left edge. */
           x: number;
+          /** @description Screen y, in points from the top edge. */
           y: number;
         };
       };
@@ -6373,10 +6808,12 @@ export interface operations {
   takeScreenshot: {
     parameters: {
       query?: {
+        /** @description true: the pointer is drawn in. */
         show_cursor?: boolean;
       };
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6481,13 +6918,16 @@ export interface operations {
   takeCompressedScreenshot: {
     parameters: {
       query?: {
+        /** @description Image format. */
         format?: 'jpeg' | 'png';
+        /** @description JPEG quality. */
         quality?: number;
         /** @description Scale factor in (0, 1]. */
         scale?: number;
       };
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6593,13 +7033,18 @@ export interface operations {
   takeRegionScreenshot: {
     parameters: {
       query: {
+        /** @description Height of the region, in points. */
         height: number;
+        /** @description Width of the region, in points. */
         width: number;
+        /** @description Left edge of the region, in points. */
         x: number;
+        /** @description Top edge of the region, in points. */
         y: number;
       };
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6706,6 +7151,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6719,16 +7165,29 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description The image the disk delta applies to; null until captured. */
             base_image: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the capture was asked.
+             */
             created_at: string;
+            /** @description The base image's disk size, GiB; null until captured. */
             disk_gib: number | null;
+            /** @description The name given at capture. */
             name: string;
+            /** @description The sandbox it was captured from. */
             sandbox_id: string;
+            /** @description SHA-256 of the stored delta; null until captured. */
             sha256: string | null;
+            /** @description Size of the stored delta; null until captured. */
             size_bytes: number | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, capturing, ready (restorable), failed.
+             * @enum {unknown}
+             */
             status: 'pending' | 'capturing' | 'ready' | 'failed';
+            /** @description The snapshot version: its id (restore with `snapshot`). */
             version: string;
           }[];
         };
@@ -6785,6 +7244,7 @@ export interface operations {
         'idempotency-key'?: string;
       };
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6792,6 +7252,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description A name of your choice; each capture gets its own version. */
           name: string;
         };
       };
@@ -6804,16 +7265,29 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description The image the disk delta applies to; null until captured. */
             base_image: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the capture was asked.
+             */
             created_at: string;
+            /** @description The base image's disk size, GiB; null until captured. */
             disk_gib: number | null;
+            /** @description The name given at capture. */
             name: string;
+            /** @description The sandbox it was captured from. */
             sandbox_id: string;
+            /** @description SHA-256 of the stored delta; null until captured. */
             sha256: string | null;
+            /** @description Size of the stored delta; null until captured. */
             size_bytes: number | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, capturing, ready (restorable), failed.
+             * @enum {unknown}
+             */
             status: 'pending' | 'capturing' | 'ready' | 'failed';
+            /** @description The snapshot version: its id (restore with `snapshot`). */
             version: string;
           };
         };
@@ -6923,6 +7397,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -7013,6 +7488,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -7030,6 +7506,7 @@ export interface operations {
             private_key: string;
             /** @description Path of the SSH WebSocket. */
             ssh_url: string;
+            /** @description The VM user's login name. */
             username: string;
           };
         };
@@ -7111,6 +7588,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -7124,9 +7602,14 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the token stops opening connections.
+             */
             expires_at: string;
+            /** @description The viewer token: watches this sandbox only, until it expires. */
             token: string;
+            /** @description Path of the VNC WebSocket with the token in `?token=`. */
             vnc_url: string;
           };
         };
@@ -7194,6 +7677,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -7254,10 +7738,12 @@ export interface operations {
   connectVnc: {
     parameters: {
       query?: {
+        /** @description The viewer token (POST .../viewer-token). */
         token?: string;
       };
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -7359,10 +7845,14 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description The account signed in. */
             account: string;
             /** @description Send as `X-CSRF-Token` with every request of this session that changes something. */
             csrf_token: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the session ends; sign in again after.
+             */
             expires_at: string;
           };
         };
@@ -7420,10 +7910,14 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description The account signed in. */
             account: string;
             /** @description Send as `X-CSRF-Token` with every request of this session that changes something. */
             csrf_token: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the session ends; sign in again after.
+             */
             expires_at: string;
           };
         };
@@ -7493,6 +7987,7 @@ export interface operations {
   listSnapshots: {
     parameters: {
       query?: {
+        /** @description Only the snapshots of this sandbox. */
         sandbox_id?: string;
       };
       header?: never;
@@ -7508,16 +8003,29 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description The image the disk delta applies to; null until captured. */
             base_image: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the capture was asked.
+             */
             created_at: string;
+            /** @description The base image's disk size, GiB; null until captured. */
             disk_gib: number | null;
+            /** @description The name given at capture. */
             name: string;
+            /** @description The sandbox it was captured from. */
             sandbox_id: string;
+            /** @description SHA-256 of the stored delta; null until captured. */
             sha256: string | null;
+            /** @description Size of the stored delta; null until captured. */
             size_bytes: number | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, capturing, ready (restorable), failed.
+             * @enum {unknown}
+             */
             status: 'pending' | 'capturing' | 'ready' | 'failed';
+            /** @description The snapshot version: its id (restore with `snapshot`). */
             version: string;
           }[];
         };
@@ -7557,6 +8065,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The snapshot version. */
         version: string;
       };
       cookie?: never;
@@ -7570,16 +8079,29 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description The image the disk delta applies to; null until captured. */
             base_image: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the capture was asked.
+             */
             created_at: string;
+            /** @description The base image's disk size, GiB; null until captured. */
             disk_gib: number | null;
+            /** @description The name given at capture. */
             name: string;
+            /** @description The sandbox it was captured from. */
             sandbox_id: string;
+            /** @description SHA-256 of the stored delta; null until captured. */
             sha256: string | null;
+            /** @description Size of the stored delta; null until captured. */
             size_bytes: number | null;
-            /** @enum {unknown} */
+            /**
+             * @description pending, capturing, ready (restorable), failed.
+             * @enum {unknown}
+             */
             status: 'pending' | 'capturing' | 'ready' | 'failed';
+            /** @description The snapshot version: its id (restore with `snapshot`). */
             version: string;
           };
         };
@@ -7633,6 +8155,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The snapshot version. */
         version: string;
       };
       cookie?: never;

@@ -5,7 +5,7 @@ import { client, messageOf, when } from '../api.ts';
 import { Link } from '../router.tsx';
 import { ErrorNote, Show, useLoad, useSubmit } from '../ui.tsx';
 import { LiveView } from './live-view.tsx';
-import { TaskFields } from './tasks.tsx';
+import { TaskFields } from './task-fields.tsx';
 
 const TERMINAL = new Set(['completed', 'failed']);
 const SETTLING = new Set(['recording', 'finalizing']);

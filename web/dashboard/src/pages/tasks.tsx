@@ -8,6 +8,7 @@ import { client, when } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
 import { Empty, Show, useLoad, useSubmit } from '../ui.tsx';
 import { TaskDetail } from './task-detail.tsx';
+import { TaskFields } from './task-fields.tsx';
 
 export function TasksPage(props: { path: string }) {
   const detail = /^\/tasks\/([a-z0-9]([-a-z0-9]*[a-z0-9])?)$/.exec(props.path);
@@ -70,51 +71,6 @@ function Table(props: { tasks: TaskSummary[] }) {
         </tbody>
       </table>
     </div>
-  );
-}
-
-/** The fields of a task a person writes: shared by the new-task form and the edit form. */
-export function TaskFields(props: {
-  prefix: string;
-  value: { instruction: string; category: string; setup: string; grader: string };
-  onChange: (v: { instruction: string; category: string; setup: string; grader: string }) => void;
-}) {
-  const v = props.value;
-  const id = (name: string) => `${props.prefix}-${name}`;
-  return (
-    <>
-      <label for={id('instruction')}>Instruction</label>
-      <textarea
-        id={id('instruction')}
-        rows={2}
-        required
-        maxLength={20000}
-        value={v.instruction}
-        onInput={(e) => props.onChange({ ...v, instruction: e.currentTarget.value })}
-      />
-      <label for={id('category')}>Category (optional)</label>
-      <input
-        id={id('category')}
-        maxLength={200}
-        value={v.category}
-        onInput={(e) => props.onChange({ ...v, category: e.currentTarget.value })}
-      />
-      <label for={id('setup')}>Setup script (optional; runs before recording, unrecorded)</label>
-      <textarea
-        id={id('setup')}
-        rows={3}
-        class="mono"
-        value={v.setup}
-        onInput={(e) => props.onChange({ ...v, setup: e.currentTarget.value })}
-      />
-      <label for={id('grader')}>Grader (optional; a shell command, exit 0 = reward 1)</label>
-      <input
-        id={id('grader')}
-        class="mono"
-        value={v.grader}
-        onInput={(e) => props.onChange({ ...v, grader: e.currentTarget.value })}
-      />
-    </>
   );
 }
 

@@ -1,0 +1,98 @@
+// The OpenAPI document explains each field (issue 10, item 6): every property of the request and
+// response bodies, and every parameter, of the operations in the groups below carries a
+// description, so SDK generators and the /docs page show one instead of nothing. The two groups
+// not listed yet, recordings and trajectories (tasks, collections, ATIF), are the remaining work;
+// adding a tag here makes the test hold it to the same rule.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildCustomerApp } from './app.ts';
+import { openStore, tempDir, type TempDir } from '../test/api-harness.ts';
+import type { SqliteStore } from '../store/sqlite-store.ts';
+
+const DESCRIBED_TAGS = new Set([
+  'sandboxes',
+  'reservations',
+  'snapshots',
+  'system',
+  'shell',
+  'mouse',
+  'keyboard',
+  'screenshots',
+  'display',
+  'act',
+  'connectivity',
+  'files',
+  'account',
+]);
+
+type Schema = {
+  description?: string;
+  $ref?: string;
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  allOf?: Schema[];
+  additionalProperties?: Schema | boolean;
+};
+type Operation = {
+  tags?: string[];
+  parameters?: { name: string; in: string; description?: string; schema?: Schema }[];
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+  responses?: Record<string, { content?: Record<string, { schema?: Schema }> }>;
+};
+
+/** Paths (`field.sub[]`) of properties without a description, under `schema`. */
+function undescribed(schema: Schema | undefined, at: string, out: string[] = []): string[] {
+  if (!schema || typeof schema !== 'object') return out;
+  for (const [name, prop] of Object.entries(schema.properties ?? {})) {
+    if (!prop.description && !prop.$ref) out.push(`${at}.${name}`);
+    undescribed(prop, `${at}.${name}`, out);
+  }
+  undescribed(schema.items, `${at}[]`, out);
+  for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])])
+    undescribed(branch, at, out);
+  return out;
+}
+
+let tmp: TempDir;
+let store: SqliteStore;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  tmp = await tempDir('sandbay-openapi-');
+  store = await openStore(tmp.dir);
+  app = await buildCustomerApp({ store, drivers: {}, bootId: 'openapi', environment: 'test' });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await store?.close();
+  await tmp?.cleanup();
+});
+
+describe('OpenAPI field descriptions', () => {
+  it('describes every field and parameter of the covered operations', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    const missing: string[] = [];
+    let covered = 0;
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        if (!op.tags?.some((t) => DESCRIBED_TAGS.has(t))) continue;
+        covered++;
+        const at = `${method.toUpperCase()} ${path}`;
+        for (const p of op.parameters ?? [])
+          if (!p.description && !p.schema?.description) missing.push(`${at} ${p.in} ${p.name}`);
+        for (const [type, media] of Object.entries(op.requestBody?.content ?? {}))
+          undescribed(media.schema, `${at} body(${type})`, missing);
+        for (const [status, res] of Object.entries(op.responses ?? {}))
+          for (const media of Object.values(res.content ?? {}))
+            undescribed(media.schema, `${at} ${status}`, missing);
+      }
+    }
+    expect(covered).toBeGreaterThan(15);
+    expect(missing).toEqual([]);
+  });
+});
