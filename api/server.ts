@@ -30,6 +30,7 @@ import { bootstrapAdminKey } from './admin-auth.ts';
 import { createLogger } from './logger.ts';
 import { listenHttpAndHttps } from './admin-listener.ts';
 import { ensureAdminTls, TLS_CERT_FILE, TLS_KEY_FILE } from './admin-tls.ts';
+import type { Clock } from '../operator/runtime/clock.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -59,6 +60,8 @@ export interface ServerOptions {
   auditLog?: string;
   /** This API replica's id (unique among live API processes) and Lease duration: replica-lease.ts. */
   replica?: { id?: string; leaseDurationMs?: number };
+  /** The customer API's clock (default the wall clock): tests move it to reach an expiry. */
+  clock?: Clock;
 }
 
 /** Which reconciler a resource the API wrote concerns. */
@@ -173,6 +176,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       }),
       logger: logger.child({ listener: 'customer' }),
       bootId: randomUUID(),
+      ...(opts.clock && { clock: opts.clock }),
       ...(opts.replica && { replica: opts.replica }),
       environment: opts.environment ?? 'production',
       viewerSecret: await viewerSecretFor(dataDir),

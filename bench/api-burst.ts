@@ -2,6 +2,8 @@
 // Macs (split: 100 warm VMs), as `sandbay server` runs them (operator and API in one process, the
 // API reading the operator's informers). Labs start rollouts in bursts; each create's latency is
 // taken as its client sees it.
+//
+//   node bench/api-burst.ts        (under a minute; also `node bench/api.ts --only burst`)
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';

@@ -239,10 +239,38 @@ async function main(): Promise<void> {
       const shot = await timed(N(60), () => api('GET', `/v1/sandboxes/${sb}/screenshot`));
       const exec = await timed(N(60), () => api('POST', `/v1/sandboxes/${sb}/exec`, { command: 'echo hi' }));
       const png = (await api('GET', `/v1/sandboxes/${sb}/screenshot`)).body;
+      // The same calls from a client in its own thread (bench/api-step-client.ts), as an agent
+      // elsewhere sees them: the rows above also count the client's fetch on the server's thread.
+      // The server's main-thread CPU per call, taken around each client run (less load-sensitive
+      // than latency: the encoder runs in libuv's pool, the rest of the step here).
+      const cpuPerCall: number[] = [];
+      const step = async (method: string, url: string, body?: unknown) => {
+        const cpu0 = process.threadCpuUsage();
+        const ms = await stepFromWorker({
+          url: `${base}${url}`,
+          method,
+          headers: { ...auth, ...(body !== undefined && { 'content-type': 'application/json' }) },
+          ...(body !== undefined && { body: JSON.stringify(body) }),
+          count: N(60),
+          warmup: 3,
+        });
+        const cpu = process.threadCpuUsage(cpu0);
+        cpuPerCall.push((cpu.user + cpu.system) / 1000 / (N(60) + 3));
+        return ms;
+      };
+      const actApart = await step('POST', `/v1/sandboxes/${sb}/act`, {
+        action: { type: 'click', x: 5, y: 5 },
+        screenshot_delay_ms: 0,
+      });
+      const shotApart = await step('GET', `/v1/sandboxes/${sb}/screenshot`);
+      const execApart = await step('POST', `/v1/sandboxes/${sb}/exec`, { command: 'echo hi' });
       rows.push(
         `| act (click + PNG, no delay), client side | ${f1(percentile(act, 50))} ms | ${f1(percentile(act, 99))} ms | PNG ${Math.round(png.length / 1024)} KiB | target p50 ≤ 10 ms |`,
         `| GET /screenshot, client side | ${f1(percentile(shot, 50))} ms | ${f1(percentile(shot, 99))} ms | | |`,
         `| POST /exec echo hi, client side | ${f1(percentile(exec, 50))} ms | ${f1(percentile(exec, 99))} ms | | |`,
+        `| act (click + PNG, no delay), client in its own thread | ${f1(percentile(actApart, 50))} ms | ${f1(percentile(actApart, 99))} ms | server main thread ${cpuPerCall[0]!.toFixed(2)} ms CPU per call; load ${loadavg()[0]!.toFixed(1)} | target p50 ≤ 10 ms |`,
+        `| GET /screenshot, client in its own thread | ${f1(percentile(shotApart, 50))} ms | ${f1(percentile(shotApart, 99))} ms | server main thread ${cpuPerCall[1]!.toFixed(2)} ms CPU per call | |`,
+        `| POST /exec echo hi, client in its own thread | ${f1(percentile(execApart, 50))} ms | ${f1(percentile(execApart, 99))} ms | server main thread ${cpuPerCall[2]!.toFixed(2)} ms CPU per call | |`,
       );
       rows.push(...(await benchPngSettings(png)), ...(await benchConversion(png)));
     }
@@ -264,6 +292,23 @@ async function main(): Promise<void> {
   console.log('| what | median / rate | p99 / other | notes | target |');
   console.log('|---|---:|---:|---|---|');
   for (const r of rows) console.log(r);
+}
+
+/** Sequential timed calls from their own thread (bench/api-step-client.ts). */
+function stepFromWorker(job: {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  count: number;
+  warmup: number;
+}): Promise<number[]> {
+  const worker = new Worker(new URL('./api-step-client.ts', import.meta.url), { workerData: job });
+  return new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`step client exited with ${code}`)));
+  });
 }
 
 // ---- PNG settings (section 3b) ----

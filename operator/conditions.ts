@@ -51,7 +51,7 @@ export function findCondition(
 
 /** Condition types. */
 export const ConditionTypes = {
-  /** Reservation: paid, Macs bound, key issued. Sandbox: running. Mini: host answering. */
+  /** Reservation: paid, Macs bound, key issued. Sandbox: running. Mini: host answering and usable. */
   Ready: 'Ready',
   /** Reservation: the ledger holds the payment for the hours in spec. */
   Paid: 'Paid',
@@ -84,6 +84,16 @@ export const Reasons = {
   // Mini
   HostAnswered: 'HostAnswered',
   HostUnreachable: 'HostUnreachable',
+  /** The host refused the Mini's SSH key. */
+  HostAuthFailed: 'HostAuthFailed',
+  /** The host presented another SSH host key than the one pinned for it. */
+  HostKeyChanged: 'HostKeyChanged',
+  /** A tool the driver needs is missing on the host, or in a version it does not support. */
+  HostToolMissing: 'HostToolMissing',
+  /** The Mini names something that does not exist or cannot be used (credentials, driver). */
+  HostMisconfigured: 'HostMisconfigured',
+  /** Any other failure of the probe (the message quotes it). */
+  HostProbeFailed: 'HostProbeFailed',
   // VM / Sandbox
   Booted: 'Booted',
   BootFailed: 'BootFailed',

@@ -218,6 +218,9 @@ async function snapshotOf(store: SqliteStore, sim: Awaited<ReturnType<typeof jou
       mini: vm.spec.mini,
       claim: vm.spec.sandbox ?? null,
       phase: vm.status?.phase ?? null,
+      // For diagnosis: the boot's state and whom the VM says it booted for.
+      booted: vm.status?.conditions?.find((c) => c.type === 'Booted') ?? null,
+      bootedFor: vm.status?.sandbox ?? null,
       deleting: !!vm.metadata.deletionTimestamp,
     })),
     sandboxes: sandboxes.map((s) => ({
@@ -264,12 +267,11 @@ const sim = await journaledSim(path.join(dir, 'sim-state.json'));
 const op = await startOperator({
   store,
   drivers: { sim },
-  ...(process.env.CRASH_LOG && {
-    logger: pino(
-      { level: process.env.CRASH_LOG },
-      pino.destination({ dest: path.join(dir, 'operator.log'), sync: true, append: true }),
-    ),
-  }),
+  // Every run appends to one log, which the test quotes when the check finds something stuck.
+  logger: pino(
+    { level: process.env.CRASH_LOG ?? 'info' },
+    pino.destination({ dest: path.join(dir, 'operator.log'), sync: true, append: true }),
+  ),
   blobDir: path.join(dir, 'blobs'),
   settings: { heartbeatMs: 2_000, probeRetryMs: 200 },
 });

@@ -6,7 +6,7 @@
 // capturing, every ready snapshot's artifact is whole (size and digest), and once everything is
 // deleted no artifact is left. How the sim Macs outlive the crash: test/crash-child.ts.
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -46,6 +46,22 @@ function runChild(mode: 'storm' | 'check', onLine: (line: string, kill: () => vo
   return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal, stderr })),
   );
+}
+
+/** What the children's operator log says of stuck sandboxes, their VMs and those VMs' Macs. */
+async function logAbout(stuck: Report['sandboxes'], report: Report): Promise<string> {
+  if (stuck.length === 0) return '';
+  const vms = report.vms.filter((vm) => stuck.some((s) => vm.claim === `acme/${s.name}` || vm.name === s.vm));
+  const names = [...stuck.map((s) => s.name), ...vms.flatMap((vm) => [vm.name, vm.mini])];
+  const log = await readFile(path.join(dir, 'operator.log'), 'utf8').catch(() => '');
+  const lines = log
+    .split('\n')
+    .filter((l) => names.some((n) => l.includes(`"${n}"`) || l.includes(`/${n}"`)));
+  return [
+    `VMs: ${JSON.stringify(vms)}`,
+    `hosts: ${JSON.stringify(vms.map((vm) => report.hosts[report.minis.find((m) => m.name === vm.mini)?.address ?? '']))}`,
+    ...lines.slice(-40),
+  ].join('\n');
 }
 
 /** The reservation bought once (a crash mid-activation never charges it again), the balance its sum. */
@@ -167,7 +183,10 @@ describe('crash', () => {
         ).toBe('running');
       }
       const unsettled = report!.sandboxes.filter((s) => s.phase === 'pending' || s.phase === 'booting');
-      expect(JSON.stringify(unsettled), 'every sandbox placed (running or failed)').toBe('[]');
+      expect(
+        JSON.stringify(unsettled),
+        `every sandbox placed (running or failed)\n${await logAbout(unsettled, report!)}`,
+      ).toBe('[]');
       const snaps = new Map(report!.snapshots.map((s) => [s.name, s]));
       const stuck = report!.snapshots.filter((s) => !['ready', 'failed'].includes(s.phase));
       expect(JSON.stringify(stuck), 'no snapshot stuck capturing').toBe('[]');

@@ -70,9 +70,13 @@ describe('host faults', () => {
     for (const sb of [a, b].filter((s) => s.status?.mini === 'mini-2')) {
       expect((await sandbox(sb.metadata.name))!.status?.phase).toBe('running');
     }
-    expect((await mini('mini-1'))!.status?.conditions?.find((c) => c.type === 'Reachable')?.status).toBe(
-      'False',
-    );
+    const conditions = (await mini('mini-1'))!.status?.conditions;
+    expect(conditions?.find((c) => c.type === 'Reachable')?.status).toBe('False');
+    expect(conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'HostUnreachable',
+      message: expect.stringMatching(/mini-1|unreachable|answer/i),
+    });
   });
 
   it('while a host is down creates go to the reservation’s other Macs, or get no_warm_vm (503) when none is left', async () => {
@@ -118,6 +122,25 @@ describe('host faults', () => {
     await probeUntil('mini-1', 'down');
     f.sim.recoverHost(f.addressOf('mini-1'));
     await probeUntil('mini-1', 'reserved');
+    await f.poolsReady();
+    expect(f.sim.inspect(f.addressOf('mini-1'))!.vms.map((v) => v.state)).toEqual(['running', 'running']);
+    await consistent(['mini-1']);
+  });
+
+  it('a host that rebooted between probes (its VMs kept on disk, stopped): its sandbox fails with vm_lost, the pool is rebuilt', async () => {
+    await reserved(1);
+    const sb = await create();
+    f.sim.failHost(f.addressOf('mini-1'), { powerLoss: true });
+    f.sim.recoverHost(f.addressOf('mini-1'));
+    expect(f.sim.inspect(f.addressOf('mini-1'))!.vms.map((v) => v.state)).toEqual(['stopped', 'stopped']);
+    f.op.controllers.pool.enqueue('mini-1');
+    const failed = await waitFor(async () => {
+      const s = await sandbox(sb.metadata.name);
+      return s?.status?.phase === 'failed' ? s : undefined;
+    }, 'the sandbox to fail');
+    expect(failed.status?.reason).toBe('vm_lost');
+    expect((await mini('mini-1'))!.status?.phase).toBe('reserved');
+    await f.released('acme', sb.metadata.name);
     await f.poolsReady();
     expect(f.sim.inspect(f.addressOf('mini-1'))!.vms.map((v) => v.state)).toEqual(['running', 'running']);
     await consistent(['mini-1']);

@@ -18,6 +18,8 @@ let url: string;
 let adminUrl: string;
 let adminKey: string;
 let accountKey: string;
+/** Everything the server wrote, for the message of a failed expectation about its exit. */
+let serverOutput = '';
 
 /** Starts `sandbay server` and resolves with its URLs once it logs that it is serving. */
 function startServerProcess(
@@ -32,9 +34,13 @@ function startServerProcess(
     let out = '';
     let err = '';
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}\n${err}`)), 60_000);
-    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => {
+      err += c.toString();
+      serverOutput += c.toString();
+    });
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
+      serverOutput += c.toString();
       for (const line of out.split('\n')) {
         if (!line.includes('sandbay is serving')) continue;
         const log = JSON.parse(line) as { url: string; adminUrl: string };
@@ -172,7 +178,7 @@ describe('sandbay server on the linux driver, as the README walks it', () => {
     expect(ips.length).toBeGreaterThan(0);
     const exited = new Promise<number | null>((resolve) => server!.once('exit', resolve));
     server!.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await exited, serverOutput.split('\n').slice(-30).join('\n')).toBe(0);
     const processes = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
     for (const ip of ips) expect(processes).not.toContain(`-listen ${ip} `);
   });

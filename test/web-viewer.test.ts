@@ -13,6 +13,7 @@ import { SANDBOX_ID_BODY, type Reservation, type Sandbox } from '../crds/index.t
 import { startServer, type RunningServer } from '../api/server.ts';
 import { loadViewerSecret, VIEWER_TOKEN_TTL_MS, ViewerTokens } from '../api/viewer-token.ts';
 import { createLinuxDriver } from '../hosts/linux/index.ts';
+import { systemClock, type Clock } from '../operator/runtime/clock.ts';
 import { seedAccount, waitFor } from './api-harness.ts';
 
 const ACCOUNT = 'viewer';
@@ -24,6 +25,12 @@ let server: RunningServer;
 let browser: Browser;
 let key: string;
 let sb: string;
+/** How far the customer API's clock runs ahead of the wall clock (moved by the expiry test). */
+let clockShiftMs = 0;
+const shiftedClock: Clock = {
+  now: () => Date.now() + clockShiftMs,
+  setTimer: (delayMs, fn) => systemClock.setTimer(delayMs, fn),
+};
 
 interface Reply {
   status: number;
@@ -60,6 +67,7 @@ beforeAll(async () => {
     adminPort: 0,
     hostDriver: 'linux',
     logger: pino({ level: 'silent' }),
+    clock: shiftedClock,
   });
   key = await seedAccount(server.store, ACCOUNT, 100_000_000);
   await waitFor(
@@ -132,7 +140,12 @@ async function statusOf(page: Page): Promise<{ state: string | null; text: strin
 }
 
 async function waitForState(page: Page, state: string, timeoutMs = 20_000): Promise<string> {
-  await page.locator(`#status[data-state="${state}"]`).waitFor({ timeout: timeoutMs });
+  try {
+    await page.locator(`#status[data-state="${state}"]`).waitFor({ timeout: timeoutMs });
+  } catch (err) {
+    const now = await statusOf(page).catch(() => undefined);
+    throw new Error(`the page did not become ${state}; its status: ${JSON.stringify(now)}`, { cause: err });
+  }
   return (await statusOf(page)).text;
 }
 
@@ -301,9 +314,10 @@ describe('the live view of a sandbox', () => {
   }, 60_000);
 
   it('shows that the link expired when the server ends the session with 4001; reconnect tries again', async () => {
-    // A genuine viewer token of this server, minted so that it expires 15 s from now: the page must
-    // load and connect before that (it took more than 4 s, the old margin, at a load of ~20), and the
-    // server then ends the session at the expiry (real time: the server runs on the wall clock).
+    // A genuine viewer token of this server, minted so that it expires 2 min from now (the page
+    // connects long before, however loaded the machine). Once connected, the customer API's clock
+    // is moved past the expiry: the server's recheck ends the session with 4001 within a second,
+    // and the link is refused from then on.
     const sandbox = await server.store.get<Sandbox>({ kind: 'Sandbox', namespace: ACCOUNT, name: sb });
     const reservation = await server.store.get<Reservation>({
       kind: 'Reservation',
@@ -311,12 +325,13 @@ describe('the live view of a sandbox', () => {
       name: sandbox!.spec.reservation!,
     });
     const tokens = new ViewerTokens(await loadViewerSecret(dir));
-    const short = tokens.mint(sandbox!, reservation!, Date.now() - VIEWER_TOKEN_TTL_MS + 15_000);
+    const short = tokens.mint(sandbox!, reservation!, Date.now() - VIEWER_TOKEN_TTL_MS + 120_000);
 
     const { page } = await openPage();
     await page.goto(liveViewUrl(short.vncUrl));
     await waitForState(page, 'connected');
-    const text = await waitForState(page, 'disconnected', 30_000);
+    clockShiftMs = short.expiresAt.getTime() - Date.now();
+    const text = await waitForState(page, 'disconnected');
     expect(text).toContain('the link has expired');
     expect(text).toContain('4001');
     expect(await page.locator('#screen canvas').count()).toBe(0);

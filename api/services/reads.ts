@@ -170,16 +170,24 @@ export class CachedReads {
     return name === undefined ? undefined : (this.#informers[name] as unknown as Informer);
   }
 
+  /**
+   * The object when the synced cache holds it, else undefined (then the async reads above decide,
+   * falling through to the store): lets a request whose every read is a hit be answered without a
+   * promise per read.
+   */
+  hit<T extends AnyResource>(kind: CachedKind, name: string, namespace?: string): T | undefined {
+    const informer = this.#informer(kind)!;
+    if (!informer.hasSynced()) return undefined;
+    return informer.get(namespace === undefined ? name : `${namespace}/${name}`) as T | undefined;
+  }
+
   async #get<T extends AnyResource>(
     kind: CachedKind,
     name: string,
     namespace?: string,
   ): Promise<T | undefined> {
-    const informer = this.#informer(kind)!;
-    const hit = informer.hasSynced()
-      ? informer.get(namespace === undefined ? name : `${namespace}/${name}`)
-      : undefined;
-    if (hit) return hit as T;
+    const hit = this.hit<T>(kind, name, namespace);
+    if (hit) return hit;
     return this.#store.get<T>({ kind, name, ...(namespace !== undefined && { namespace }) });
   }
 }

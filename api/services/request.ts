@@ -6,7 +6,7 @@ import type { Guest } from '../../hosts/driver.ts';
 import { principalOf } from '../auth.ts';
 import type { ApiContext } from './context.ts';
 import { guestOf } from './guests.ts';
-import { findSandbox } from './sandboxes.ts';
+import { cachedSandbox, findSandbox } from './sandboxes.ts';
 
 export async function sandboxOf(ctx: ApiContext, request: FastifyRequest): Promise<Sandbox> {
   // Every route using this declares `sandboxID` in its params schema, validated before the handler.
@@ -14,6 +14,17 @@ export async function sandboxOf(ctx: ApiContext, request: FastifyRequest): Promi
   const sandbox = await findSandbox(ctx, principalOf(request), sandboxID);
   // Not awaited: the write is throttled and must not add latency to the request.
   void ctx.activity.touch(sandbox.metadata.namespace!, sandbox.metadata.name);
+  return sandbox;
+}
+
+/**
+ * `sandboxOf` from a cache hit alone, without a promise (hot read routes): undefined when the cache
+ * does not hold the caller's sandbox, and then `sandboxOf` decides.
+ */
+export function cachedSandboxOf(ctx: ApiContext, request: FastifyRequest): Sandbox | undefined {
+  const { sandboxID } = request.params as { sandboxID: string };
+  const sandbox = cachedSandbox(ctx, principalOf(request), sandboxID);
+  if (sandbox) void ctx.activity.touch(sandbox.metadata.namespace!, sandbox.metadata.name);
   return sandbox;
 }
 

@@ -54,11 +54,24 @@ function visible(sandbox: Sandbox): boolean {
 /** A sandbox the principal owns (404 for anyone else, and for a reservation key of another reservation). */
 export async function findSandbox(ctx: ApiContext, principal: Principal, id: string): Promise<Sandbox> {
   const sandbox = await ctx.reads.sandbox(principal.account, id);
-  if (!sandbox || !visible(sandbox)) throw new ApiError('sandbox_not_found');
-  if (principal.reservation !== undefined && sandbox.spec.reservation !== principal.reservation) {
-    throw new ApiError('sandbox_not_found');
-  }
+  if (!sandbox || !ownedBy(sandbox, principal)) throw new ApiError('sandbox_not_found');
   return sandbox;
+}
+
+/**
+ * `findSandbox` from a cache hit alone, without a promise: the sandbox when the cache holds it and
+ * the principal may see it; undefined otherwise (then `findSandbox` decides, reading the store).
+ */
+export function cachedSandbox(ctx: ApiContext, principal: Principal, id: string): Sandbox | undefined {
+  const sandbox = ctx.reads.hit<Sandbox>('Sandbox', id, principal.account);
+  return sandbox && ownedBy(sandbox, principal) ? sandbox : undefined;
+}
+
+function ownedBy(sandbox: Sandbox, principal: Principal): boolean {
+  return (
+    visible(sandbox) &&
+    (principal.reservation === undefined || sandbox.spec.reservation === principal.reservation)
+  );
 }
 
 export async function listSandboxes(
@@ -294,21 +307,37 @@ export async function vncUrlOf(
   sandbox: Sandbox,
   reservation?: Reservation,
 ): Promise<string> {
+  const r =
+    reservation ??
+    (sandbox.spec.reservation === undefined || !linkable(sandbox)
+      ? undefined
+      : await ctx.reads.reservation(sandbox.metadata.namespace!, sandbox.spec.reservation));
+  return vncUrlWith(ctx, sandbox, r);
+}
+
+/** `vncUrlOf` from cache hits alone; undefined when the reservation it needs is not cached. */
+export function cachedVncUrl(ctx: ApiContext, sandbox: Sandbox): string | undefined {
+  if (sandbox.spec.reservation === undefined || !linkable(sandbox))
+    return vncUrlWith(ctx, sandbox, undefined);
+  const r = ctx.reads.hit<Reservation>('Reservation', sandbox.spec.reservation, sandbox.metadata.namespace);
+  return r && vncUrlWith(ctx, sandbox, r);
+}
+
+/** Whether the sandbox may get a viewer link at all (running and not being deleted). */
+function linkable(sandbox: Sandbox): boolean {
+  return sandbox.status?.phase === 'running' && !sandbox.metadata.deletionTimestamp;
+}
+
+function vncUrlWith(ctx: ApiContext, sandbox: Sandbox, reservation: Reservation | undefined): string {
   const now = ctx.clock.now();
-  if (sandbox.status?.phase !== 'running' || sandbox.metadata.deletionTimestamp)
-    return vncPath(sandbox.metadata.name);
+  if (!linkable(sandbox)) return vncPath(sandbox.metadata.name);
   if (sandbox.spec.pool) {
     return poolLive(sandbox, now)
       ? ctx.viewerTokens.mint(sandbox, undefined, now).vncUrl
       : vncPath(sandbox.metadata.name);
   }
-  const r =
-    reservation ??
-    (sandbox.spec.reservation === undefined
-      ? undefined
-      : await ctx.reads.reservation(sandbox.metadata.namespace!, sandbox.spec.reservation));
-  if (!r || !isActive(r, now)) return vncPath(sandbox.metadata.name);
-  return ctx.viewerTokens.mint(sandbox, r, now).vncUrl;
+  if (!reservation || !isActive(reservation, now)) return vncPath(sandbox.metadata.name);
+  return ctx.viewerTokens.mint(sandbox, reservation, now).vncUrl;
 }
 
 /** A viewer token for the owner (spec: POST /v1/sandboxes/{id}/viewer-token). */

@@ -4,7 +4,8 @@
 // server or a VM can take. Kept honest: each open session's credential is checked again every
 // `recheckMs` against the informer caches (no store round trip), the same check its upgrade passed,
 // and a session whose key was revoked or expired, whose reservation ended, whose viewer link was
-// revoked or whose sandbox went away is closed (4003). Checking from memory every second bounds how
+// revoked or whose sandbox went away is closed (4003), and a live view whose link's expiry the wall
+// clock passed is closed as the expiry timer would (4001). Checking from memory every second bounds how
 // long a revoked credential keeps a session, without a watch of its own per session.
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.ts';
@@ -20,6 +21,12 @@ export const DEFAULT_WS_LIMITS: WsLimits = { perSandbox: 16, perAccount: 64, per
 
 /** Close code of a session whose credential no longer holds (4000–4999: the application's own). */
 export const CLOSE_REVOKED = 4003;
+/** Close code of a live view whose viewer link reached its expiry. */
+export const CLOSE_EXPIRED = 4001;
+export const EXPIRED_REASON = 'viewer link expired';
+
+/** What a recheck found: still admitted, no longer admitted, or the viewer link's own end reached. */
+export type SessionCheck = boolean | 'expired';
 
 export interface LiveSession {
   account: string;
@@ -27,8 +34,11 @@ export interface LiveSession {
   sandbox: string;
   /** The credential as presented (a bearer header or a viewer token); kept only as a hash. */
   credential: string;
-  /** Resolves true while the credential still admits this session; false or a throw ends it. */
-  stillAllowed: () => Promise<boolean>;
+  /**
+   * Resolves true while the credential still admits this session; false or a throw ends it (4003),
+   * `expired` ends it as its link's expiry does (4001).
+   */
+  stillAllowed: () => Promise<SessionCheck>;
   /** Closes the session (its WebSocket), saying why. */
   end: (code: number, reason: string) => void;
 }
@@ -100,8 +110,9 @@ export class LiveSessions {
     try {
       await Promise.all(
         [...this.#open].map(async ({ session }) => {
-          const ok = await session.stillAllowed().catch(() => false);
-          if (!ok) session.end(CLOSE_REVOKED, 'credentials revoked or sandbox gone');
+          const check = await session.stillAllowed().catch(() => false);
+          if (check === 'expired') session.end(CLOSE_EXPIRED, EXPIRED_REASON);
+          else if (!check) session.end(CLOSE_REVOKED, 'credentials revoked or sandbox gone');
         }),
       );
     } finally {

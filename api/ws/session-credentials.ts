@@ -7,11 +7,12 @@ import { authenticate } from '../auth.ts';
 import type { ApiContext } from '../services/context.ts';
 import { findSandbox } from '../services/sandboxes.ts';
 import type { ProxyTarget } from './connect.ts';
+import type { SessionCheck } from './live-sessions.ts';
 
 export interface SessionCredential {
   /** The credential as presented (hashed by LiveSessions, never logged). */
   credential: string;
-  stillAllowed: () => Promise<boolean>;
+  stillAllowed: () => Promise<SessionCheck>;
 }
 
 export function sessionCredential(
@@ -36,8 +37,11 @@ export function sessionCredential(
   return {
     credential: token,
     stillAllowed: async () => {
-      // The link's own expiry closes the session with its own code (4001, upgrade.ts), not this check.
-      const now = Math.min(ctx.clock.now(), (target.closeAt ?? Infinity) - 1);
+      // The link's expiry ends the session with its own code (4001), not as a revocation. The timer
+      // in upgrade.ts runs on the monotonic clock and the expiry is wall-clock time: this check
+      // catches an expiry the wall clock reached first (a clock step) within a recheck.
+      const now = ctx.clock.now();
+      if (target.closeAt !== undefined && now >= target.closeAt) return 'expired';
       await ctx.viewerTokens.verify(ctx.reads, token, sandboxId, now);
       return true;
     },

@@ -15,7 +15,13 @@ import type { ApiContext } from '../services/context.ts';
 import { writeHttpError, type ProxyTarget } from './connect.ts';
 import { checkHandshake, upgrade } from './handshake.ts';
 import { RfbInputReader } from '../collector/rfb-input.ts';
-import { DEFAULT_WS_LIMITS, LiveSessions, type WsLimits } from './live-sessions.ts';
+import {
+  CLOSE_EXPIRED,
+  DEFAULT_WS_LIMITS,
+  EXPIRED_REASON,
+  LiveSessions,
+  type WsLimits,
+} from './live-sessions.ts';
 import { relay } from './relay.ts';
 import { sessionCredential } from './session-credentials.ts';
 import { sshTarget } from './ssh-proxy.ts';
@@ -149,7 +155,7 @@ export function attachWebSocketProxies(
       target.closeAt === undefined
         ? undefined
         : setTimeout(
-            () => ws.close(4001, 'viewer link expired'),
+            () => ws.close(CLOSE_EXPIRED, EXPIRED_REASON),
             Math.max(0, target.closeAt - ctx.clock.now()),
           );
     const stop = () => ws.readyState === ws.OPEN && ws.close(1001, 'server shutting down');

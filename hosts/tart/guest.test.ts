@@ -14,7 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../test/support/wait.ts';
 import { downAll, upMacs } from '../../test/support/emulated-mac/macs.ts';
 import type { Driver, Guest } from '../driver.ts';
-import { writeCredentials } from './credentials.ts';
+import { readCredentials, writeCredentials } from './credentials.ts';
+import type { TartGuest } from './guest.ts';
+import { Mac } from './mac.ts';
+import { RfbClient } from './rfb-client.ts';
 import { createTartDriver } from './index.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'sandbay-tart-guest-'));
@@ -22,11 +25,13 @@ chmodSync(root, 0o755);
 let driver: Driver;
 let guest: Guest;
 let fleetKey: string;
+let macAddress: string;
 
 beforeAll(async () => {
   const fleet = await upMacs(join(root, 'macs'), 1);
   const mac = fleet.macs[0]!;
   fleetKey = fleet.privateKey;
+  macAddress = mac.address;
   writeCredentials(join(root, 'data'), 'g', { username: 'root', privateKey: fleet.privateKey });
   driver = createTartDriver({ dataDir: join(root, 'data') });
   const host = driver.host({ name: 'g', address: mac.address, model: 'm4', credentialsRef: 'g' });
@@ -40,6 +45,13 @@ afterAll(async () => {
   await downAll(join(root, 'macs'));
   rmSync(root, { recursive: true, force: true });
 });
+
+/** R,G,B of each pixel (the fourth byte is padding, whatever the server puts there in Raw). */
+function colours(frame: { data: Buffer }): Buffer {
+  const out = Buffer.from(frame.data);
+  for (let i = 3; i < out.length; i += 4) out[i] = 0;
+  return out;
+}
 
 describe('tart guest on an emulated Mac', () => {
   it('runs commands as the guest user through the Mac', async () => {
@@ -74,6 +86,31 @@ describe('tart guest on an emulated Mac', () => {
       scale: 0.5,
     });
     expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 50, height: 25 });
+  });
+
+  it('decodes the server’s ZRLE (asked for first) to the very pixels Raw gives', async () => {
+    const mac = new Mac(
+      { name: 'g', address: macAddress, model: 'm4' },
+      () => readCredentials(join(root, 'data'), 'g'),
+      join(root, 'data', 'tart', 'known_hosts'),
+    );
+    const { vnc } = (guest as TartGuest).vm;
+    const zrle = await RfbClient.connect(await mac.forward(vnc.host, vnc.port), vnc.password);
+    const raw = await RfbClient.connect(await mac.forward(vnc.host, vnc.port), vnc.password, 'raw');
+    try {
+      // Equal once two captures meet a still screen (a cursor may blink between them).
+      await waitFor(
+        async () => colours(await zrle.capture()).equals(colours(await raw.capture())),
+        'the ZRLE and Raw framebuffers equal',
+        20_000,
+      );
+      expect([...zrle.encodingsUsed]).toEqual([16]);
+      expect([...raw.encodingsUsed]).toEqual([0]);
+    } finally {
+      zrle.close();
+      raw.close();
+      mac.close();
+    }
   });
 
   it('types and clicks over RFB into an X window', async () => {

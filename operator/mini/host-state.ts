@@ -6,6 +6,7 @@ import { DEFAULT_VM_LAYOUT, warmProfile, type Mini, type MiniStatus } from '../.
 import type { HostInfo } from '../../hosts/driver.ts';
 import { ConditionTypes, Reasons, setCondition } from '../conditions.ts';
 import type { OperatorContext } from '../context.ts';
+import type { ProbeFailure } from './probe-failure.ts';
 import { miniMachine, type MiniPhase } from './states.ts';
 
 function phaseOf(mini: Mini): MiniPhase {
@@ -20,17 +21,28 @@ async function patchStatus(ctx: OperatorContext, mini: Mini, status: Partial<Min
   );
 }
 
-export async function markMiniDown(ctx: OperatorContext, mini: Mini, message: string): Promise<boolean> {
+/** A probe failed often enough: the host is down, Reachable and Ready False with the failure's reason. */
+export async function markMiniDown(
+  ctx: OperatorContext,
+  mini: Mini,
+  failure: ProbeFailure,
+): Promise<boolean> {
   const now = new Date(ctx.clock.now());
-  const cond = setCondition(
+  const { message } = failure;
+  const reachable = setCondition(
     mini.status?.conditions,
-    { type: ConditionTypes.Reachable, status: 'False', reason: Reasons.HostUnreachable, message },
+    { type: ConditionTypes.Reachable, status: 'False', reason: failure.reason, message },
+    now,
+  );
+  const cond = setCondition(
+    reachable.conditions,
+    { type: ConditionTypes.Ready, status: 'False', reason: failure.reason, message },
     now,
   );
   const from = phaseOf(mini);
   const phase = from === 'down' ? 'down' : miniMachine.transition(from, 'unreachable');
-  if (phase === from && !cond.changed) return false;
-  ctx.logger.warn({ mini: mini.metadata.name, message }, 'host marked down');
+  if (phase === from && !reachable.changed && !cond.changed) return false;
+  ctx.logger.warn({ mini: mini.metadata.name, reason: failure.reason, message }, 'host marked down');
   await patchStatus(ctx, mini, { phase, conditions: cond.conditions });
   return true;
 }
@@ -52,11 +64,17 @@ export async function markMiniUp(ctx: OperatorContext, mini: Mini, info: HostInf
   const layout = s.layout ?? mini.spec.defaultLayout ?? DEFAULT_VM_LAYOUT;
   const capacity = { cores: info.cores, memoryGiB: info.memoryGiB, diskGiB: info.diskGiB };
   const images = info.images.map((i) => ({ name: i.name, diskGiB: i.diskGiB }));
-  const cond = setCondition(
+  const reachable = setCondition(
     s.conditions,
     { type: ConditionTypes.Reachable, status: 'True', reason: Reasons.HostAnswered },
     new Date(now),
   );
+  const ready = setCondition(
+    reachable.conditions,
+    { type: ConditionTypes.Ready, status: 'True', reason: Reasons.HostAnswered },
+    new Date(now),
+  );
+  const cond = { conditions: ready.conditions, changed: reachable.changed || ready.changed };
   const heartbeatStale = !s.heartbeat || now - Date.parse(s.heartbeat) >= ctx.settings.heartbeatWriteMs;
   const changed =
     phase !== from ||

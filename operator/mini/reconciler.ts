@@ -5,6 +5,7 @@ import type { ReconcileFn } from '../runtime/index.ts';
 import type { OperatorContext } from '../context.ts';
 import { withTimeout } from './hosts.ts';
 import { markMiniDown, markMiniUp } from './host-state.ts';
+import { probeFailure } from './probe-failure.ts';
 
 export function miniReconciler(ctx: OperatorContext): ReconcileFn {
   // Consecutive failed probes per host. Lost on restart, which only delays marking down by a probe.
@@ -24,13 +25,15 @@ export function miniReconciler(ctx: OperatorContext): ReconcileFn {
     } catch (err) {
       const n = (failures.get(name) ?? 0) + 1;
       failures.set(name, n);
-      const message = err instanceof Error ? err.message : String(err);
-      if (n >= downAfterFailures) await markMiniDown(ctx, mini, message);
-      else ctx.logger.info({ mini: name, failures: n, err: message }, 'host probe failed');
+      const failure = probeFailure(err);
+      if (n >= downAfterFailures) await markMiniDown(ctx, mini, failure);
+      else ctx.logger.info({ mini: name, failures: n, err: failure.message }, 'host probe failed');
       return { requeueAfterMs: probeRetryMs };
     }
-    failures.delete(name);
     await markMiniUp(ctx, mini, info);
+    // A host that missed a probe may have restarted meanwhile (its VMs gone, or stopped): the pool
+    // looks at once rather than at the next status write.
+    if (failures.delete(name)) ctx.enqueue.pool(name);
     return { requeueAfterMs: heartbeatMs };
   };
 }

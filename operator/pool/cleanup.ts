@@ -43,14 +43,21 @@ export async function collectGarbage(ctx: OperatorContext, live: VM[], view: Hos
 }
 
 /**
- * VMs the store has but the host lost (a host restart, a VM removed by hand): an unclaimed one is
- * cloned again, a claimed one goes down and its sandbox fails with `vm_lost`.
+ * VMs the store has but the host lost (a host restart, a VM removed by hand, its process killed): an
+ * unclaimed one is cloned again, a claimed one goes down and its sandbox fails with `vm_lost`. A VM
+ * the host still has on disk but no longer runs is lost too when it should run: a warm one, or one
+ * booted for its claim (a Mac that rebooted keeps its VMs, stopped).
  */
 export async function noticeLostVms(ctx: OperatorContext, live: VM[], view: HostView): Promise<VM[]> {
   const out: VM[] = [];
   for (const vm of live) {
     const phase = vmPhase(vm);
-    if (view.get(vm.metadata.name) || phase === 'cloning' || phase === 'down') {
+    const onHost = view.get(vm.metadata.name);
+    const shouldRun =
+      phase === 'warm' ||
+      (phase === 'occupied' && vm.status?.sandbox !== undefined && vm.status.sandbox === vm.spec.sandbox);
+    const kept = onHost !== undefined && (onHost.state === 'running' || !shouldRun);
+    if (kept || phase === 'cloning' || phase === 'down') {
       out.push(vm);
       continue;
     }
