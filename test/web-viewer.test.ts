@@ -119,12 +119,27 @@ afterAll(async () => {
   }
 }, 120_000);
 
+/** What each page did (loads, sockets, console, errors), for the message of a wait that failed. */
+const pageEvents = new WeakMap<Page, string[]>();
+
 /** A page that records Content-Security-Policy violations (the policy must not break noVNC). */
 async function openPage(): Promise<{ page: Page; cspViolations: string[] }> {
   const page = await browser.newPage({ viewport: VIEWPORT });
   const cspViolations: string[] = [];
+  const events: string[] = [];
+  pageEvents.set(page, events);
+  const at = () => `${(performance.now() / 1000).toFixed(1)}s`;
   page.on('console', (msg) => {
     if (msg.text().includes('Content Security Policy')) cspViolations.push(msg.text());
+    events.push(`${at()} console.${msg.type()}: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => events.push(`${at()} pageerror: ${err.message}`));
+  page.on('requestfailed', (r) => events.push(`${at()} failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('requestfinished', (r) => events.push(`${at()} loaded: ${new URL(r.url()).pathname}`));
+  page.on('websocket', (ws) => {
+    events.push(`${at()} websocket: ${new URL(ws.url()).pathname}`);
+    ws.on('close', () => events.push(`${at()} websocket closed`));
+    ws.on('socketerror', (e) => events.push(`${at()} websocket error: ${e}`));
   });
   return { page, cspViolations };
 }
@@ -144,7 +159,11 @@ async function waitForState(page: Page, state: string, timeoutMs = 20_000): Prom
     await page.locator(`#status[data-state="${state}"]`).waitFor({ timeout: timeoutMs });
   } catch (err) {
     const now = await statusOf(page).catch(() => undefined);
-    throw new Error(`the page did not become ${state}; its status: ${JSON.stringify(now)}`, { cause: err });
+    const events = (pageEvents.get(page) ?? []).slice(-40).join('\n');
+    throw new Error(
+      `the page did not become ${state}; its status: ${JSON.stringify(now)}; at ${(performance.now() / 1000).toFixed(1)}s, after:\n${events}`,
+      { cause: err },
+    );
   }
   return (await statusOf(page)).text;
 }

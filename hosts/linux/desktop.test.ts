@@ -78,17 +78,34 @@ describe('the desktop session', () => {
 
   it('moves, resizes, minimizes and restores a window', async () => {
     await launch('mousepad --name=sbmove');
-    const before = await waitFor(
+    const opened = await waitFor(
       async () => (await guest.windows()).find((w) => w.app === 'Mousepad' && w.name.startsWith('Untitled')),
       'a new Mousepad window',
       30_000,
     );
-    const id = before.id as string;
-    const byId = async () => (await guest.windows()).find((w) => w.id === id);
+    const id = opened.id as string;
+    let last: unknown;
+    const byId = async () => (last = (await guest.windows()).find((w) => w.id === id));
+    // First to a known place away from the screen's edges: where xfwm4 puts a new window depends on
+    // the windows already open, and a drag that ends within 10 px of an edge snaps to it.
+    await guest.exec(`wmctrl -i -r ${id} -e 0,200,150,600,400`);
+    const before = await waitFor(async () => {
+      const w = await byId();
+      return w?.width === 600 && w.height === 400 && w;
+    }, 'the window placed');
     // Move: drag the title bar (xfwm4 draws it above the client area).
     const grab = { x: before.x + Math.floor(before.width / 2), y: before.y - 10 };
     await guest.drag(grab, { x: grab.x + 120, y: grab.y + 80 });
-    await waitFor(async () => (await byId())?.x === before.x + 120, 'the window moved', 10_000);
+    await waitFor(
+      async () => {
+        const w = await byId();
+        return w?.x === before.x + 120 && w.y === before.y + 80;
+      },
+      'the window moved',
+      10_000,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}: from ${JSON.stringify(before)}, now ${JSON.stringify(last)}`);
+    });
     // Resize and minimize through the window manager's EWMH requests; restore by activating it.
     await guest.exec(`wmctrl -i -r ${id} -e 0,-1,-1,500,320`);
     await waitFor(async () => (await byId())?.width === 500, 'the window resized', 10_000);
