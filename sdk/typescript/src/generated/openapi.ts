@@ -6117,6 +6117,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6124,6 +6125,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description A name for the recording (optional). */
           name?: string;
         };
       };
@@ -6136,15 +6138,28 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Size of the MP4 file in bytes. */
             bytes?: number;
+            /** @description Length of the recorded video in seconds. */
             duration_s?: number;
+            /** @description The recording id (names it in stop, info, delete and download). */
             id: string;
+            /** @description The name given at start (a generated one when none was given). */
             name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the recording started.
+             */
             started_at: string;
-            /** @enum {unknown} */
+            /**
+             * @description `recording` while it runs, `stopped` once its MP4 is complete, `failed` if the capture broke.
+             * @enum {unknown}
+             */
             state: 'recording' | 'stopped' | 'failed';
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it stopped; absent while it runs.
+             */
             stopped_at?: string;
           };
         };
@@ -6240,6 +6255,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6247,6 +6263,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description The recording to stop. */
           id: string;
         };
       };
@@ -6259,15 +6276,28 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Size of the MP4 file in bytes. */
             bytes?: number;
+            /** @description Length of the recorded video in seconds. */
             duration_s?: number;
+            /** @description The recording id (names it in stop, info, delete and download). */
             id: string;
+            /** @description The name given at start (a generated one when none was given). */
             name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the recording started.
+             */
             started_at: string;
-            /** @enum {unknown} */
+            /**
+             * @description `recording` while it runs, `stopped` once its MP4 is complete, `failed` if the capture broke.
+             * @enum {unknown}
+             */
             state: 'recording' | 'stopped' | 'failed';
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it stopped; absent while it runs.
+             */
             stopped_at?: string;
           };
         };
@@ -6363,6 +6393,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6376,15 +6407,28 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Size of the MP4 file in bytes. */
             bytes?: number;
+            /** @description Length of the recorded video in seconds. */
             duration_s?: number;
+            /** @description The recording id (names it in stop, info, delete and download). */
             id: string;
+            /** @description The name given at start (a generated one when none was given). */
             name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the recording started.
+             */
             started_at: string;
-            /** @enum {unknown} */
+            /**
+             * @description `recording` while it runs, `stopped` once its MP4 is complete, `failed` if the capture broke.
+             * @enum {unknown}
+             */
             state: 'recording' | 'stopped' | 'failed';
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it stopped; absent while it runs.
+             */
             stopped_at?: string;
           }[];
         };
@@ -6480,7 +6524,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The recording id, as `recording/start` returned it. */
         recordingID: string;
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6494,15 +6540,28 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Size of the MP4 file in bytes. */
             bytes?: number;
+            /** @description Length of the recorded video in seconds. */
             duration_s?: number;
+            /** @description The recording id (names it in stop, info, delete and download). */
             id: string;
+            /** @description The name given at start (a generated one when none was given). */
             name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the recording started.
+             */
             started_at: string;
-            /** @enum {unknown} */
+            /**
+             * @description `recording` while it runs, `stopped` once its MP4 is complete, `failed` if the capture broke.
+             * @enum {unknown}
+             */
             state: 'recording' | 'stopped' | 'failed';
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it stopped; absent while it runs.
+             */
             stopped_at?: string;
           };
         };
@@ -6598,7 +6657,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The recording id, as `recording/start` returned it. */
         recordingID: string;
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6703,7 +6764,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The recording id, as `recording/start` returned it. */
         recordingID: string;
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
