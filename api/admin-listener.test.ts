@@ -125,6 +125,8 @@ describe('ensureAdminTls on one data dir from several starts at once', () => {
         stdio: ['pipe', 'pipe', 'inherit'],
       }),
     );
+    // Listened for from the spawn on: a child that exits before a later listener would be missed.
+    const exits = starts.map((child) => new Promise((resolve) => child.once('exit', resolve)));
     const lines = starts.map((child) => createInterface({ input: child.stdout })[Symbol.asyncIterator]());
     for (const line of lines) expect((await line.next()).value).toBe('ready');
     for (const child of starts) child.stdin.write('go\n');
@@ -133,7 +135,7 @@ describe('ensureAdminTls on one data dir from several starts at once', () => {
         async (line) => JSON.parse((await line.next()).value as string) as { cert: string; key: string },
       ),
     );
-    await Promise.all(starts.map((child) => new Promise((resolve) => child.once('exit', resolve))));
+    await Promise.all(exits);
     const disk = await onDisk(dir);
     expect(served[0]).toEqual({ cert: disk.cert, key: disk.key });
     expect(served[1]).toEqual({ cert: disk.cert, key: disk.key });

@@ -39,6 +39,8 @@ export interface ServerOptions {
   /** Admin API port (0: any free port). */
   adminPort?: number;
   hostDriver: DriverKind;
+  /** linux driver: VMs reach the internet through NAT (docs/isolation.md). Default off. */
+  vmOutboundNat?: boolean;
   /** Address the customer listener binds; loopback unless told otherwise. */
   host?: string;
   /** New snapshots, recordings and uploads are refused while less is free in dataDir (default 1 GiB). */
@@ -126,8 +128,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   try {
     const adminKeyFile = join(dataDir, ADMIN_KEY_FILE);
     await bootstrapAdminKey(store, adminKeyFile, logger);
-    const drivers = createDrivers(opts.hostDriver, dataDir, (msg) =>
-      logger.info({ driver: opts.hostDriver }, msg),
+    const drivers = createDrivers(
+      opts.hostDriver,
+      dataDir,
+      (msg) => logger.info({ driver: opts.hostDriver }, msg),
+      { vmOutboundNat: opts.vmOutboundNat ?? false },
     );
     closers.push(() => closeDrivers(drivers));
     // One registry for the admin /metrics: the API's and the operator's (controllers, fleet).

@@ -10,14 +10,20 @@
 //   node --expose-gc bench/mixed-load.ts                 (10 minutes of load)
 //   node --expose-gc bench/mixed-load.ts --minutes 1     (a shorter run)
 //
-// Runs as root (the linux driver creates VM users). Prints a markdown table. The viewers and the
-// call loops run in this process too: the memory figures include them (they keep no growing state).
+// Runs as root (the linux driver creates VM users). Prints a markdown table on stdout and a memory
+// trace on stderr (every 10 s: V8's heap, external and ArrayBuffer memory, and the kernel's anonymous
+// and file-backed resident pages). Every client (autocannon, the viewers and loops, the quiet
+// tenant) is a process of its own (mixed-load-client.ts): the server's event loop and memory are
+// the server's alone.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
+import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { WebSocket } from 'ws';
 import { seedAccount, startLinuxApiStack, waitFor } from '../test/api-harness.ts';
-import { RfbClient } from '../test/api-rfb-client.ts';
+import type { LoadJob, LoadResult, QuietJob, QuietResult } from './mixed-load-client.ts';
 
 const run = promisify(execFile);
 const arg = (name: string, fallback: number): number => {
@@ -26,7 +32,16 @@ const arg = (name: string, fallback: number): number => {
 };
 const LOAD_S = arg('--minutes', 10) * 60;
 const IDLE_S = Math.min(60, Math.max(15, LOAD_S / 10));
+/**
+ * Seconds into the load at which the memory baseline is taken: by then the young generation, the
+ * pools and the caches have their working size under this load (within the first 10–20 s in the
+ * traces), so growth from there to the end is what the load adds over time, i.e. a leak.
+ */
+const WARM_S = Math.min(60, LOAD_S / 4);
 const VIEWERS = 4;
+/** Interval of the event-loop delay histogram's sampling timer. */
+const LOOP_SAMPLE_MS = 10;
+const CLIENT = path.join(import.meta.dirname, 'mixed-load-client.ts');
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -34,6 +49,21 @@ function percentile(values: number[], p: number): number {
 }
 const f1 = (v: number): string => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
 const mib = (b: number): string => (b / 2 ** 20).toFixed(0);
+
+/** One line of the memory trace (stderr): V8's view and the kernel's (anonymous vs file pages). */
+function memoryLine(label: string): string {
+  const m = process.memoryUsage();
+  const rollup = readFileSync('/proc/self/smaps_rollup', 'utf8');
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(rollup)?.[1] ?? NaN);
+  const spaces = getHeapSpaceStatistics()
+    .filter((sp) => sp.space_size > 2 ** 20)
+    .map(
+      (sp) =>
+        `${sp.space_name.replace('_space', '')} ${mib(sp.physical_space_size)}/${mib(sp.space_used_size)}`,
+    )
+    .join(' ');
+  return `${label} rss ${mib(m.rss)} heapUsed ${mib(m.heapUsed)} heapTotal ${mib(m.heapTotal)} external ${mib(m.external)} arrayBuffers ${mib(m.arrayBuffers)} anon ${(kib('Anonymous') / 1024).toFixed(0)} file ${((kib('Rss') - kib('Anonymous')) / 1024).toFixed(0)} MiB; V8 spaces (resident/used) ${spaces}`;
+}
 
 async function main(): Promise<void> {
   const stack = await startLinuxApiStack('sandbay-bench-mixed-', {
@@ -43,8 +73,6 @@ async function main(): Promise<void> {
   });
   const { store, base } = stack;
   const accountKey = await seedAccount(store, 'bench', 1e9);
-  let fiveXx = 0;
-  const fiveXxSeen = new Map<string, number>();
   const call = async (key: string, method: string, url: string, body?: unknown) => {
     const res = await fetch(`${base}${url}`, {
       method,
@@ -55,11 +83,6 @@ async function main(): Promise<void> {
       ...(body !== undefined && { body: JSON.stringify(body) }),
     });
     const bytes = Buffer.from(await res.arrayBuffer());
-    if (res.status >= 500) {
-      fiveXx++;
-      const what = `${method} ${url.replace(/sb-[a-z0-9]+/, '{id}')} ${res.status} ${bytes.toString().slice(0, 120)}`;
-      fiveXxSeen.set(what, (fiveXxSeen.get(what) ?? 0) + 1);
-    }
     return { status: res.status, bytes };
   };
   const json = async (key: string, method: string, url: string, body?: unknown) =>
@@ -87,64 +110,45 @@ async function main(): Promise<void> {
     const noisy = (await create()).sandbox_id as string;
     const quiet = (await create()).sandbox_id as string;
 
-    /** The quiet sandbox's calls, one at a time, for `seconds`: latencies per call. */
-    const quietCalls = async (seconds: number, stop?: () => boolean) => {
-      const ms: Record<string, number[]> = { get: [], screenshot: [], exec: [] };
-      const on = (rest: string) => `/v1/sandboxes/${quiet}${rest}`;
-      const calls: [string, () => Promise<{ status: number }>][] = [
-        ['get', () => call(reservationKey, 'GET', on(''))],
-        ['screenshot', () => call(reservationKey, 'GET', on('/screenshot'))],
-        ['exec', () => call(reservationKey, 'POST', on('/exec'), { command: 'echo hi' })],
-      ];
-      const until = Date.now() + seconds * 1000;
-      while (Date.now() < until && !stop?.()) {
-        for (const [name, op] of calls) {
-          const t = performance.now();
-          const r = await op();
-          if (r.status >= 300) throw new Error(`quiet ${name}: ${r.status}`);
-          ms[name]!.push(performance.now() - t);
-        }
-      }
-      return ms;
-    };
+    const client = <T>(job: QuietJob | LoadJob): Promise<T> =>
+      run(process.execPath, [CLIENT, JSON.stringify(job)], { maxBuffer: 64 * 1024 * 1024 }).then(
+        ({ stdout }) => JSON.parse(stdout) as T,
+      );
+    const quietJob = (seconds: number, warmupSeconds: number): QuietJob => ({
+      kind: 'quiet',
+      base,
+      key: reservationKey,
+      sandbox: quiet,
+      seconds,
+      warmupSeconds,
+    });
 
-    await quietCalls(5); // warm-up
-    const idle = await quietCalls(IDLE_S);
+    // The server's event-loop delay in each phase: how long a ready callback waited for the loop.
+    const loopDelay = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
+    loopDelay.enable();
+    /** Lateness of the sampling timer: what the histogram records, less its own interval. */
+    const lateness = () => ({
+      p50: loopDelay.percentile(50) / 1e6 - LOOP_SAMPLE_MS,
+      p99: loopDelay.percentile(99) / 1e6 - LOOP_SAMPLE_MS,
+      max: loopDelay.max / 1e6 - LOOP_SAMPLE_MS,
+    });
+    const idle = await client<QuietResult>(quietJob(IDLE_S, 5));
+    const idleDelay = lateness();
+    loopDelay.reset();
     global.gc?.();
-    const memStart = process.memoryUsage();
+    const memIdle = process.memoryUsage();
+    const t0 = Date.now();
+    console.error(memoryLine('start'));
+    /** RSS every 10 s of the load (MiB, by seconds into it): it saws ±25 MiB as buffers are freed in batches. */
+    const rssSamples: { s: number; rss: number }[] = [];
+    const memTrace = setInterval(() => {
+      const s = (Date.now() - t0) / 1000;
+      rssSamples.push({ s, rss: process.memoryUsage().rss / 2 ** 20 });
+      console.error(memoryLine(`+${s.toFixed(0)}s`));
+    }, 10_000);
 
-    // The load on the noisy sandbox; 5xx counted from here (the creates' 503 no_warm_vm while the
-    // pool refilled are not the load's).
-    fiveXx = 0;
-    fiveXxSeen.clear();
-    let stopping = false;
-    const vnc = (await json(accountKey, 'GET', `/v1/sandboxes/${noisy}`)).vnc_url as string;
-    let updates = 0;
-    /** Viewer sessions the server closed during the load (code and reason). */
-    const closes: string[] = [];
-    const viewer = async () => {
-      const ws = new WebSocket(`${base.replace('http', 'ws')}${vnc}`);
-      ws.once('close', (code, reason) => {
-        if (!stopping) closes.push(`${code} ${reason.toString()}`);
-      });
-      // Listening before the upgrade completes: the server speaks first (its RFB version).
-      const rfb = RfbClient.overWebSocket(ws);
-      await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-      await rfb.handshake();
-      let n = 0;
-      while (!stopping) {
-        // An active viewer: the pointer moves (a cursor update to send), a full frame every 20th time.
-        rfb.pointer(100 + (n % 400), 100 + ((n * 7) % 300));
-        rfb.requestUpdate(n++ % 20 !== 0);
-        await rfb.readUpdate();
-        updates++;
-      }
-      rfb.close();
-    };
-    const loop = async (op: () => Promise<{ status: number }>) => {
-      while (!stopping) await op();
-    };
-    const onNoisy = (rest: string) => `/v1/sandboxes/${noisy}${rest}`;
+    // The load on the noisy sandbox, each kind from its own process; 5xx counted from here (the
+    // creates' 503 no_warm_vm while the pool refilled are not the load's).
     const cli = path.join(import.meta.dirname, '..', 'node_modules', 'autocannon', 'autocannon.js');
     const cannon = run(
       process.execPath,
@@ -157,27 +161,43 @@ async function main(): Promise<void> {
         String(LOAD_S),
         '-H',
         `authorization=Bearer ${accountKey}`,
-        `${base}${onNoisy('')}`,
+        `${base}/v1/sandboxes/${noisy}`,
       ],
       { maxBuffer: 64 * 1024 * 1024 },
     );
-    // A viewer the server closes is reported (and not reopened), never an unhandled failure.
-    const workers = [
-      ...Array.from({ length: VIEWERS }, () => viewer().catch((err: unknown) => closes.push(String(err)))),
-      loop(() => call(accountKey, 'GET', onNoisy('/screenshot'))),
-      loop(() => call(accountKey, 'POST', onNoisy('/exec'), { command: 'echo hi' })),
-    ];
-    const loaded = await quietCalls(LOAD_S);
+    const loadRun = client<LoadResult>({
+      kind: 'load',
+      base,
+      key: accountKey,
+      sandbox: noisy,
+      seconds: LOAD_S,
+      viewers: VIEWERS,
+    });
+    const loadedRun = client<QuietResult>(quietJob(LOAD_S, 0));
+    await delay(WARM_S * 1000);
+    global.gc?.();
+    const memStart = process.memoryUsage();
+    console.error(memoryLine('warmed up'));
+    const loaded = await loadedRun;
+    const loadDelay = lateness();
+    loopDelay.disable();
     const cannonResult = JSON.parse((await cannon).stdout) as {
       requests: { average: number; total: number };
       latency: { p50: number; p99: number };
       errors: number;
       statusCodeStats?: Record<string, { count: number }>;
     };
-    stopping = true;
-    await Promise.all(workers);
+    const { updates, closes, fiveXx: fiveXxSeen } = await loadRun;
     global.gc?.();
     const memEnd = process.memoryUsage();
+    clearInterval(memTrace);
+    // Growth over the load, robust to the saw: the median of one minute against another.
+    const median = (xs: number[]) => percentile(xs, 50);
+    const rssWindows = {
+      first: median(rssSamples.filter((x) => x.s >= WARM_S && x.s < WARM_S + 60).map((x) => x.rss)),
+      last: median(rssSamples.filter((x) => x.s >= LOAD_S - 60 && x.s <= LOAD_S).map((x) => x.rss)),
+    };
+    console.error(memoryLine('end'));
     const cannon5xx = Object.entries(cannonResult.statusCodeStats ?? {})
       .filter(([code]) => Number(code) >= 500)
       .reduce((n, [, s]) => n + s.count, 0);
@@ -185,9 +205,9 @@ async function main(): Promise<void> {
     const rows = [
       `| call (quiet sandbox) | idle p50 | idle p99 | loaded p50 | loaded p99 | p99 ratio | n idle / loaded |`,
       `|---|---|---|---|---|---|---|`,
-      ...Object.keys(idle).map((name) => {
-        const a = idle[name]!;
-        const b = loaded[name]!;
+      ...(['get', 'screenshot', 'exec'] as const).map((name) => {
+        const a = idle[name];
+        const b = loaded[name];
         return `| ${name} | ${f1(percentile(a, 50))} ms | ${f1(percentile(a, 99))} ms | ${f1(percentile(b, 50))} ms | ${f1(percentile(b, 99))} ms | ${(percentile(b, 99) / percentile(a, 99)).toFixed(2)}× | ${a.length} / ${b.length} |`;
       }),
     ];
@@ -197,8 +217,15 @@ async function main(): Promise<void> {
       `| duration | ${LOAD_S} s (idle phase ${IDLE_S} s) |`,
       `| autocannon GET /v1/sandboxes/{id}, 10 connections | ${cannonResult.requests.average.toFixed(0)} req/s, p50 ${cannonResult.latency.p50} ms, p99 ${cannonResult.latency.p99} ms, ${cannonResult.requests.total} requests, ${cannonResult.errors} errors |`,
       `| VNC viewers through /vnc | ${VIEWERS}, ${updates} framebuffer updates; closed by the server: ${closes.length ? closes.join('; ') : 'none'} |`,
-      `| 5xx answers (autocannon + every other call) | ${cannon5xx + fiveXx}${[...fiveXxSeen].map(([w, n]) => `; ${n}× ${w}`).join('')} |`,
-      `| memory after warm-up → end (rss / heap used) | ${mib(memStart.rss)} → ${mib(memEnd.rss)} MiB (${((memEnd.rss / memStart.rss - 1) * 100).toFixed(1)}%) / ${mib(memStart.heapUsed)} → ${mib(memEnd.heapUsed)} MiB (${((memEnd.heapUsed / memStart.heapUsed - 1) * 100).toFixed(1)}%) |`,
+      `| 5xx answers (autocannon + every other call) | ${cannon5xx + Object.values(fiveXxSeen).reduce((a, b) => a + b, 0)}${Object.entries(
+        fiveXxSeen,
+      )
+        .map(([w, n]) => `; ${n}× ${w}`)
+        .join('')} |`,
+      `| server event-loop delay idle / loaded (p50, p99, max) | ${f1(idleDelay.p50)}, ${f1(idleDelay.p99)}, ${f1(idleDelay.max)} ms / ${f1(loadDelay.p50)}, ${f1(loadDelay.p99)}, ${f1(loadDelay.max)} ms |`,
+      `| memory idle → under load after ${WARM_S} s (rss / heap used) | ${mib(memIdle.rss)} → ${mib(memStart.rss)} MiB / ${mib(memIdle.heapUsed)} → ${mib(memStart.heapUsed)} MiB |`,
+      `| memory under load, median RSS of the minute after the first ${WARM_S} s → of the last minute | ${rssWindows.first.toFixed(0)} → ${rssWindows.last.toFixed(0)} MiB (${((rssWindows.last / rssWindows.first - 1) * 100).toFixed(1)}%) |`,
+      `| memory under load after ${WARM_S} s → end, single samples after a GC (rss / heap used) | ${mib(memStart.rss)} → ${mib(memEnd.rss)} MiB (${((memEnd.rss / memStart.rss - 1) * 100).toFixed(1)}%) / ${mib(memStart.heapUsed)} → ${mib(memEnd.heapUsed)} MiB (${((memEnd.heapUsed / memStart.heapUsed - 1) * 100).toFixed(1)}%) |`,
     ];
     console.log([...rows, '', ...summary].join('\n'));
   } finally {

@@ -13,10 +13,22 @@ export type Drivers = Partial<Record<DriverKind, Driver>>;
  * real desktops; `sim` runs in-memory Macs for scale and fault tests (never a claim about real hosts).
  * `tart` drives Mac minis over SSH (hosts/tart, docs/mac.md).
  */
-export function createDrivers(kind: DriverKind, dataDir: string, log?: (msg: string) => void): Drivers {
+export function createDrivers(
+  kind: DriverKind,
+  dataDir: string,
+  log?: (msg: string) => void,
+  /** Operator settings of the hosts this process drives. */
+  hostOptions: { vmOutboundNat?: boolean } = {},
+): Drivers {
   switch (kind) {
     case 'linux':
-      return { linux: createLinuxDriver({ dataDir: join(dataDir, 'linux'), ...(log && { log }) }) };
+      return {
+        linux: createLinuxDriver({
+          dataDir: join(dataDir, 'linux'),
+          outboundNat: hostOptions.vmOutboundNat ?? false,
+          ...(log && { log }),
+        }),
+      };
     case 'sim':
       return { sim: createSimDriver() };
     case 'tart':

@@ -26,6 +26,8 @@ export interface HostInfo {
   images: HostImage[];
   /** VMs the host can run at once (the linux driver: VM users it may create). */
   maxVms: number;
+  /** When the host last booted, where the driver can tell: a change means its VMs may be gone. */
+  bootedAt?: string;
 }
 
 export interface VmCreateSpec {

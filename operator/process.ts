@@ -17,6 +17,8 @@ import type { Logger } from './runtime/logger.ts';
 export interface OperatorProcessOptions {
   dataDir: string;
   hostDriver: DriverKind;
+  /** linux driver: VMs reach the internet through NAT (docs/isolation.md). Default off. */
+  vmOutboundNat?: boolean;
   store?: StoreChoice;
   kubeconfig?: string;
   context?: string;
@@ -59,7 +61,10 @@ export async function startOperatorProcess(opts: OperatorProcessOptions): Promis
   });
   const openDrivers =
     opts.openDrivers ??
-    (() => createDrivers(opts.hostDriver, dataDir, (msg) => log.info({ driver: opts.hostDriver }, msg)));
+    (() =>
+      createDrivers(opts.hostDriver, dataDir, (msg) => log.info({ driver: opts.hostDriver }, msg), {
+        vmOutboundNat: opts.vmOutboundNat ?? false,
+      }));
   let operator: { running: RunningOperator; drivers: Drivers } | undefined;
   let starting: Promise<void> | undefined;
   let ready = false;

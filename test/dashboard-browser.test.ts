@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { pino } from 'pino';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchIsolatedChromium, type IsolatedBrowser } from './support/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Rate, VM } from '../crds/index.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
@@ -25,6 +26,7 @@ const CREDIT_CENTS = 10_000;
 let dir: string;
 let server: RunningServer;
 let browser: Browser;
+let isolated: IsolatedBrowser | undefined;
 let context: BrowserContext;
 let page: Page;
 let key: string;
@@ -76,18 +78,9 @@ beforeAll(async () => {
     'the local Mac to be for sale',
     60_000,
   );
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
-  });
+  // In a network namespace of its own: VMs coming and going elsewhere do not fail its requests.
+  isolated = await launchIsolatedChromium([server.url, server.adminUrl].map((u) => Number(new URL(u).port)));
+  browser = isolated.browser;
   context = await browser.newContext({
     viewport: DESKTOP,
     permissions: ['clipboard-read', 'clipboard-write'],
@@ -97,7 +90,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await isolated?.close();
   await server?.close();
   if (dir) {
     const driver = createLinuxDriver({ dataDir: join(dir, 'linux'), discardOnClose: true });

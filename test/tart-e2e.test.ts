@@ -1,51 +1,22 @@
 // The whole service on the tart driver, against two emulated Macs and no local Mac: the real operator
-// and the customer API on a real listener. A customer reserves one Mac, takes a warm sandbox, drives
+// and the customer API on a real listener; the Macs registered with `kubectl apply -f` of what
+// `npm run emulated-macs -- up 2` printed. A customer reserves one Mac, takes a warm sandbox, drives
 // it (exec, input, screenshot, windows), opens the VNC and SSH WebSockets (relayed through the Mac's
 // SSH connection), snapshots it, reserves the other Mac, restores the snapshot there (the delta
 // crosses Macs through the blob store), and deletes both sandboxes.
-import type { AddressInfo } from 'node:net';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import sharp from 'sharp';
 import { Client as SshClient } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebSocketStream, WebSocket } from 'ws';
-import { buildCustomerApp } from '../api/app.ts';
-import { API_VERSION, type Mini, type Sandbox } from '../crds/index.ts';
-import type { Driver } from '../hosts/driver.ts';
-import { writeCredentials } from '../hosts/tart/credentials.ts';
-import { createTartDriver } from '../hosts/tart/index.ts';
-import { startOperator, type RunningOperator } from '../operator/index.ts';
-import type { SqliteStore } from '../store/sqlite-store.ts';
-import { openStore, seedAccount, waitFor } from './api-harness.ts';
+import type { Mini, Sandbox } from '../crds/index.ts';
+import { waitFor } from './api-harness.ts';
 import { RfbClient } from './api-rfb-client.ts';
-import { downAll, upMacs, type EmulatedMac } from './support/emulated-mac/macs.ts';
+import { json, startTartStack, type TartStack } from './tart-stack.ts';
 
-const root = mkdtempSync(path.join(tmpdir(), 'sandbay-tart-e2e-'));
-chmodSync(root, 0o755);
-let store: SqliteStore;
-let driver: Driver;
-let operator: RunningOperator;
-let app: FastifyInstance;
+let stack: TartStack;
 let base: string;
-let key: string;
-let macs: EmulatedMac[];
 
-async function api(method: string, url: string, body?: unknown) {
-  const init: RequestInit = { method, headers: { authorization: `Bearer ${key}` } };
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    (init.headers as Record<string, string>)['content-type'] = 'application/json';
-  }
-  const res = await fetch(`${base}${url}`, init);
-  const bytes = Buffer.from(await res.arrayBuffer());
-  return { status: res.status, type: res.headers.get('content-type') ?? '', bytes };
-}
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const json = (r: { bytes: Buffer }): any => JSON.parse(r.bytes.toString('utf8'));
+const api = (method: string, url: string, body?: unknown) => stack.api(method, url, body);
 
 async function exec(sb: string, command: string): Promise<{ stdout: string; return_code: number }> {
   return json(await api('POST', `/v1/sandboxes/${sb}/exec`, { command }));
@@ -76,7 +47,7 @@ async function sandboxOnNewMac(extra: Record<string, unknown> = {}) {
     'the sandbox running',
     120_000,
   );
-  const sandbox = (await store.get<Sandbox>({
+  const sandbox = (await stack.store.get<Sandbox>({
     kind: 'Sandbox',
     namespace: 'mac',
     name: running.sandbox_id,
@@ -85,38 +56,8 @@ async function sandboxOnNewMac(extra: Record<string, unknown> = {}) {
 }
 
 beforeAll(async () => {
-  const fleet = await upMacs(path.join(root, 'macs'), 2);
-  macs = fleet.macs;
-  const dataDir = path.join(root, 'data');
-  writeCredentials(dataDir, 'e2e', { username: 'root', privateKey: fleet.privateKey });
-  store = await openStore(root);
-  driver = createTartDriver({ dataDir });
-  await mkdir(path.join(root, 'blobs'));
-  // What `sandbay apply -f` of `npm run emulated-macs -- up` output writes.
-  for (const m of macs) {
-    await store.create<Mini>({
-      apiVersion: API_VERSION,
-      kind: 'Mini',
-      metadata: { name: m.name },
-      spec: { address: m.address, model: 'm4', driver: 'tart', credentialsRef: 'e2e', schedulable: true },
-    });
-  }
-  operator = await startOperator({
-    store,
-    drivers: { tart: driver },
-    blobDir: path.join(root, 'blobs'),
-    localMini: false,
-  });
-  app = await buildCustomerApp({
-    store,
-    drivers: { tart: driver },
-    bootId: 'boot-1',
-    environment: 'test',
-    rateLimit: false,
-  });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  key = await seedAccount(store, 'mac', 100_000_000);
+  stack = await startTartStack('sandbay-tart-e2e-', { macs: 2 });
+  ({ base } = stack);
   await waitFor(
     async () => {
       const models = json(await api('GET', '/v1/platforms')).models as { available_minis: number }[];
@@ -125,19 +66,25 @@ beforeAll(async () => {
     'both emulated Macs for sale',
     60_000,
   );
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
-  await app?.close();
-  await operator?.stop();
-  await driver?.close();
-  await store?.close();
-  await downAll(path.join(root, 'macs'));
-  rmSync(root, { recursive: true, force: true });
+  await stack?.close();
 }, 120_000);
 
 describe('sandbay on the tart driver with two emulated Macs', () => {
   let first: { id: string; mini: string };
+
+  it('registered the Macs `emulated-macs up` printed with kubectl apply; kubectl shows them Ready', async () => {
+    expect(stack.miniYaml).toMatch(/^apiVersion: sandbay.io\/v1alpha1\nkind: Mini\n/);
+    const got = await stack.kubectl(['get', 'minis', '-o', 'json']);
+    const minis = (JSON.parse(got.stdout) as { items: Mini[] }).items;
+    expect(minis.map((m) => [m.metadata.name, m.spec.address, m.spec.driver, m.spec.credentialsRef])).toEqual(
+      stack.macs.map((m) => [m.name, m.address, 'tart', 'emulated-macs']),
+    );
+    const ready = await stack.kubectl(['wait', '--for=condition=Ready', 'minis', '--all', '--timeout=60s']);
+    expect(ready.code, ready.stderr).toBe(0);
+  });
 
   it('reserves a Mac, takes a warm sandbox and drives it: exec, input, screenshot, windows', async () => {
     first = await sandboxOnNewMac();
@@ -186,7 +133,7 @@ describe('sandbay on the tart driver with two emulated Macs', () => {
   it('logs in over the SSH WebSocket with the VM’s own key', async () => {
     const creds = json(await api('GET', `/v1/sandboxes/${first.id}/ssh/credentials`));
     const ws = new WebSocket(`${base.replace('http', 'ws')}${creds.ssh_url}`, {
-      headers: { authorization: `Bearer ${key}` },
+      headers: { authorization: `Bearer ${stack.key}` },
     });
     const sock = createWebSocketStream(ws);
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
@@ -227,7 +174,7 @@ describe('sandbay on the tart driver with two emulated Macs', () => {
       expect((await api('DELETE', `/v1/sandboxes/${sb}`)).status).toBeLessThan(300);
     }
     await waitFor(
-      async () => (await store.list<Sandbox>('Sandbox', { namespace: 'mac' })).items.length === 0,
+      async () => (await stack.store.list<Sandbox>('Sandbox', { namespace: 'mac' })).items.length === 0,
       'both sandboxes gone',
       120_000,
     );

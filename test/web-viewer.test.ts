@@ -6,7 +6,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchIsolatedChromium, type IsolatedBrowser } from './support/browser.ts';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_ID_BODY, type Reservation, type Sandbox } from '../crds/index.ts';
@@ -23,6 +24,7 @@ const VIEWPORT = { width: 1000, height: 700 };
 let dir: string;
 let server: RunningServer;
 let browser: Browser;
+let isolated: IsolatedBrowser | undefined;
 let key: string;
 let sb: string;
 /** How far the customer API's clock runs ahead of the wall clock (moved by the expiry test). */
@@ -91,22 +93,13 @@ beforeAll(async () => {
     60_000,
   );
   sb = created.sandbox_id;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
-  });
+  // In a network namespace of its own: VMs coming and going elsewhere do not fail its requests.
+  isolated = await launchIsolatedChromium([Number(new URL(server.url).port)]);
+  browser = isolated.browser;
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await isolated?.close();
   await server?.close();
   // startServer's driver only powers VMs off; a driver on the same data dir adopts and deletes them
   // (their users, mounts and cgroups), so nothing outlives the temp dir.

@@ -17,6 +17,11 @@ export default class Server extends Command {
     ...storeFlags,
     'data-dir': Flags.string({ description: 'where the database, keys and blobs live', default: './data' }),
     ...listenerFlags,
+    'vm-outbound-nat': Flags.boolean({
+      description:
+        'linux driver: VMs reach the internet through NAT on this machine (needs net.ipv4.ip_forward=1; docs/isolation.md)',
+      default: false,
+    }),
   };
 
   async run(): Promise<void> {
@@ -27,6 +32,7 @@ export default class Server extends Command {
       ...storeOptions(flags),
       dataDir: flags['data-dir'],
       ...listenerOptions(flags),
+      vmOutboundNat: flags['vm-outbound-nat'],
     });
     const signal = await untilSignalled();
     await server.close();

@@ -49,6 +49,11 @@ export interface LinuxDriverOptions {
   vncPort?: number;
   /** Process limit of each VM's cgroup (default 4096). */
   pidsMax?: number;
+  /**
+   * VMs reach the internet through NAT on this machine (default off: a VM reaches nothing but its
+   * own link). Routes and firewall only: the machine's IPv4 forwarding is the operator's to turn on.
+   */
+  outboundNat?: boolean;
   /** VM users are `<userPrefix><slot>` (default `sbvm`) with their home in `<homeRoot>` (default /home). */
   userPrefix?: string;
   homeRoot?: string;
@@ -114,6 +119,7 @@ export function createLinuxDriver(opts: LinuxDriverOptions): LinuxDriver {
           sshPort: opts.sshPort ?? 22,
           vncPort: opts.vncPort ?? 5900,
           pidsMax: opts.pidsMax ?? 4096,
+          outboundNat: opts.outboundNat ?? false,
         };
         return ctx;
       });

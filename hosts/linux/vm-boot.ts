@@ -30,6 +30,8 @@ export interface VmIsolation {
   link: VmLink;
   user: string;
   globalDir: string;
+  /** A default route and NAT out of the machine (vm-network.ts); off unless the operator says so. */
+  outboundNat?: boolean;
 }
 
 export type DesktopProcess = 'xvfb' | 'bus' | 'session' | 'vnc' | 'sshd';
@@ -72,7 +74,7 @@ export async function bootDesktop(
   let holder: MountNsHolder | undefined;
   if (isolation) {
     try {
-      await createVmNetwork(isolation.link);
+      await createVmNetwork(isolation.link, { outboundNat: isolation.outboundNat ?? false });
       // /dev/shm is bounded by half the VM's memory, as a tmpfs /dev/shm is on most distributions.
       holder = await holdVmMountNs(tracker, cgroup, {
         disk: p.disk,

@@ -7,7 +7,13 @@
 // connection a VM opens (the nftables table below), so the host's listeners on 0.0.0.0 stay out of
 // reach while the host's own connections to the VM get their answers. IPv6 gets no address on
 // either end. On the host, 198.19.0.0/16 is an `unreachable` route: a VM address with no link
-// fails at once instead of leaving through the default route. Nothing here turns on forwarding or NAT.
+// fails at once instead of leaving through the default route.
+//
+// Outbound NAT (an operator's setting, off by default; docs/isolation.md): a VM booted with it gets a
+// default route via the host end of its link, and its host interface joins the firewall's `nat_links`
+// set, which lets its connections be forwarded (never to private, link-local, loopback or other VMs'
+// ranges) and masqueraded. The driver never turns on the machine's IPv4 forwarding
+// (`net.ipv4.ip_forward`): that stays the operator's decision, and without it nothing leaves.
 import { writeFileSync } from 'node:fs';
 import { DriverError } from '../driver.ts';
 import { run } from './runner.ts';
@@ -18,6 +24,23 @@ export const VM_RANGE = '198.19.0.0/16';
 export const HOST_IF_PREFIX = 'sbvm';
 /** nftables table (family inet: IPv4 and IPv6) that keeps VMs from opening connections to the host. */
 export const FIREWALL_TABLE = 'sandbay-vms';
+/** The set (in that table) of VM host interfaces whose VMs may reach the internet through NAT. */
+export const NAT_LINKS_SET = 'nat_links';
+/**
+ * Where a VM with NAT may still not go: this-network, private (RFC 1918), shared (CGNAT), loopback,
+ * link-local (metadata services), the benchmarking range (every VM link), multicast and reserved.
+ */
+const NOT_THROUGH_NAT = [
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '224.0.0.0/3',
+];
 
 export interface VmLink {
   netns: string;
@@ -51,18 +74,28 @@ export function vmLink(slot: number, user: string): VmLink {
 export async function ensureVmFirewall(): Promise<void> {
   const t = FIREWALL_TABLE;
   const vm = `iifname "${HOST_IF_PREFIX}*"`;
+  const nat = `iifname @${NAT_LINKS_SET}`;
   await run('nft', ['-f', '-'], {
     input: [
       `add table inet ${t}`,
       `flush table inet ${t}`,
+      // Kept across the flush (adding an existing set changes nothing): VMs of other drivers on the
+      // machine that run with NAT stay in it.
+      `add set inet ${t} ${NAT_LINKS_SET} { type ifname; }`,
       `add chain inet ${t} input { type filter hook input priority filter - 10; policy accept; }`,
       // The answers to the host's own connections (SSH, VNC, probes) come back in; nothing a VM opens does.
       `add rule inet ${t} input ${vm} ct state established,related accept`,
       `add rule inet ${t} input ${vm} reject with icmpx admin-prohibited`,
-      // Should an operator turn forwarding on, still nothing passes from or to a VM through the host.
+      // Nothing passes from or to a VM through the host, but a NAT VM's own connections to the
+      // internet and their answers (once the operator has turned forwarding on).
       `add chain inet ${t} forward { type filter hook forward priority filter - 10; policy accept; }`,
+      `add rule inet ${t} forward oifname @${NAT_LINKS_SET} ct state established,related accept`,
+      `add rule inet ${t} forward ${nat} ip daddr { ${NOT_THROUGH_NAT.join(', ')} } drop`,
+      `add rule inet ${t} forward ${nat} meta nfproto ipv4 oifname != "${HOST_IF_PREFIX}*" accept`,
       `add rule inet ${t} forward ${vm} drop`,
       `add rule inet ${t} forward oifname "${HOST_IF_PREFIX}*" drop`,
+      `add chain inet ${t} postrouting { type nat hook postrouting priority srcnat; policy accept; }`,
+      `add rule inet ${t} postrouting ${nat} oifname != "${HOST_IF_PREFIX}*" masquerade`,
       '',
     ].join('\n'),
   });
@@ -75,8 +108,11 @@ export async function removeVmFirewall(): Promise<void> {
   await run('ip', ['route', 'del', 'unreachable', VM_RANGE]).catch(ignoreMissing);
 }
 
-/** Makes the VM's namespace and link, replacing what a crashed predecessor on the slot left. */
-export async function createVmNetwork(link: VmLink): Promise<void> {
+/**
+ * Makes the VM's namespace and link, replacing what a crashed predecessor on the slot left; with
+ * `outboundNat`, a default route via the host end and the link in the firewall's NAT set.
+ */
+export async function createVmNetwork(link: VmLink, opts: { outboundNat?: boolean } = {}): Promise<void> {
   await removeVmNetwork(link);
   await run('ip', ['-b', '-'], {
     input: [
@@ -95,9 +131,13 @@ export async function createVmNetwork(link: VmLink): Promise<void> {
       'link set eth0 addrgenmode none',
       `addr add ${link.vmIp}/30 dev eth0`,
       'link set eth0 up',
+      ...(opts.outboundNat ? [`route add default via ${link.hostIp} dev eth0`] : []),
       '',
     ].join('\n'),
   });
+  if (opts.outboundNat) {
+    await run('nft', ['add', 'element', 'inet', FIREWALL_TABLE, NAT_LINKS_SET, `{ ${link.hostIf} }`]);
+  }
   await run('ip', ['link', 'set', link.hostIf, 'up']);
 }
 
@@ -106,6 +146,10 @@ export async function removeVmNetwork(link: Pick<VmLink, 'netns' | 'hostIf'>): P
   await run('ip', ['netns', 'del', link.netns]).catch(ignoreMissing);
   // A namespace some process still held when it was deleted keeps its link until that process ends.
   await run('ip', ['link', 'del', link.hostIf]).catch(ignoreMissing);
+  // The set holds names: the next VM on this slot gets NAT only if it is booted with it.
+  await run('nft', ['delete', 'element', 'inet', FIREWALL_TABLE, NAT_LINKS_SET, `{ ${link.hostIf} }`]).catch(
+    ignoreMissing,
+  );
 }
 
 /** Names of the driver's namespaces on the machine (`sandbay-<prefix>N`), for `sandbay host reset`. */

@@ -28,6 +28,8 @@ export interface SetupContext {
   sshPort: number;
   vncPort: number;
   pidsMax: number;
+  /** VMs get outbound NAT (an operator's setting; vm-network.ts). */
+  outboundNat: boolean;
 }
 
 export const slotUser = (ctx: SetupContext, slot: number) => `${ctx.userPrefix}${slot}`;
@@ -36,7 +38,7 @@ export const vmCgroup = (ctx: SetupContext, user: string) => new VmCgroup(ctx.cg
 /** The namespaces of the VM on `slot` (made at boot, removed at power-off). */
 export function vmIsolation(ctx: SetupContext, slot: number): VmIsolation {
   const user = slotUser(ctx, slot);
-  return { link: vmLink(slot, user), user, globalDir: ctx.globalDir };
+  return { link: vmLink(slot, user), user, globalDir: ctx.globalDir, outboundNat: ctx.outboundNat };
 }
 
 /** A VNC password: x11vnc uses at most 8 characters. */

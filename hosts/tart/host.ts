@@ -18,7 +18,7 @@ import { exportDelta, importDelta, PRISTINE_FILE } from './delta.ts';
 import { TartGuest, type RunningVm } from './guest.ts';
 import { tartLine, vmDirWord, type Mac } from './mac.ts';
 import { tartError, unexpectedOutput } from './tart-errors.ts';
-import { parseGet, parseIp, parseList, parseVncLine } from './tart-json.ts';
+import { parseBootTime, parseGet, parseIp, parseList, parseVncLine } from './tart-json.ts';
 
 /** Apple's licence: two macOS VMs at once per Mac. */
 export const MAX_VMS_PER_MAC = 2;
@@ -29,13 +29,15 @@ const TART_MAJOR = 2;
 const IMAGE_NAMES: string[] = Object.values(IMAGES).map((i) => i.name);
 const RUN_LOG = 'sandbay-run.log';
 const IMAGE_FILE = 'sandbay-image';
-/** How long `tart run` may take to print its VNC line, and the guest to get an address. */
-const BOOT_TIMEOUT_S = 60;
+/** How long `tart run` may take to print its VNC line, and the guest to get an address and answer. */
+export const BOOT_TIMEOUT_S = 60;
 
 export interface TartHostOptions {
   guestCredentials: () => { username: string; privateKey: string };
   /** Where a VM's recordings live on the control plane. */
   recordingsDir: (vm: string) => string;
+  /** Each boot step's deadline (default BOOT_TIMEOUT_S). */
+  bootTimeoutS?: number;
 }
 
 export class TartHost implements Host {
@@ -49,16 +51,20 @@ export class TartHost implements Host {
     this.#opts = opts;
   }
 
+  get #bootS(): number {
+    return this.#opts.bootTimeoutS ?? BOOT_TIMEOUT_S;
+  }
+
   get #profile() {
     return MAC_PROFILES[this.#mac.ref.model];
   }
 
   async info(): Promise<HostInfo> {
     const r = await this.#mac.sh(
-      `sysctl -n hw.ncpu hw.memsize && tart --version && ${tartLine(['list', '--format', 'json'])}`,
+      `sysctl -n hw.ncpu hw.memsize kern.boottime && tart --version && ${tartLine(['list', '--format', 'json'])}`,
     );
     if (r.code !== 0) throw tartError('sysctl/tart --version/tart list', r.code, r.stderr, r.stdout);
-    const [ncpu, memsize, version, ...rest] = r.stdout.split('\n');
+    const [ncpu, memsize, boottime, version, ...rest] = r.stdout.split('\n');
     const cores = Number(ncpu);
     const memBytes = Number(memsize);
     if (!Number.isInteger(cores) || !Number.isInteger(memBytes)) {
@@ -83,6 +89,7 @@ export class TartHost implements Host {
       diskGiB: this.#profile.diskGiB,
       images,
       maxVms: MAX_VMS_PER_MAC,
+      bootedAt: parseBootTime(boottime ?? ''),
     };
   }
 
@@ -134,7 +141,7 @@ export class TartHost implements Host {
     if (!vnc)
       throw unexpectedOutput('tart run', `no VNC line in ${RUN_LOG} of running VM ${name}`, log.stdout);
     const ip = parseIp(
-      await this.#mac.tart(['ip', name, '--wait', String(BOOT_TIMEOUT_S)], (BOOT_TIMEOUT_S + 10) * 1000),
+      await this.#mac.tart(['ip', name, '--wait', String(this.#bootS)], (this.#bootS + 10) * 1000),
     );
     const vm: RunningVm = { name, ip, vnc, display: DISPLAY };
     this.#running.set(
@@ -192,7 +199,7 @@ export class TartHost implements Host {
       `rm -f ${d}/${RUN_LOG} ${d}/${PRISTINE_FILE}`,
       `nohup perl -MPOSIX -e 'POSIX::setsid(); exec @ARGV' ${tartLine(['run', name, '--no-graphics', '--vnc-experimental'])} > ${d}/${RUN_LOG} 2>&1 < /dev/null &`,
       'pid=$!',
-      `i=0; while [ $i -lt ${BOOT_TIMEOUT_S * 10} ]; do`,
+      `i=0; while [ $i -lt ${this.#bootS * 10} ]; do`,
       `  grep -q '^VNC server is running at ' ${d}/${RUN_LOG} && break`,
       '  kill -0 $pid 2>/dev/null || break',
       '  sleep 0.1; i=$((i+1))',
@@ -200,19 +207,19 @@ export class TartHost implements Host {
       'if kill -0 $pid 2>/dev/null; then echo alive; else echo dead; fi',
       `cat ${d}/${RUN_LOG}`,
     ].join('\n');
-    const r = await this.#mac.sh(script, (BOOT_TIMEOUT_S + 30) * 1000);
+    const r = await this.#mac.sh(script, (this.#bootS + 30) * 1000);
     const [status, ...log] = r.stdout.split('\n');
     const text = log.join('\n');
     const vnc = parseVncLine(text);
     if (status !== 'alive' || !vnc) {
       if (status === 'alive') {
         await this.#mac.tart(['stop', name, '-t', '5']).catch(() => {});
-        throw unexpectedOutput('tart run', `no VNC line within ${BOOT_TIMEOUT_S} s`, text);
+        throw unexpectedOutput('tart run', `no VNC line within ${this.#bootS} s`, text);
       }
       throw tartError('tart run', 1, text);
     }
     const ip = parseIp(
-      await this.#mac.tart(['ip', name, '--wait', String(BOOT_TIMEOUT_S)], (BOOT_TIMEOUT_S + 10) * 1000),
+      await this.#mac.tart(['ip', name, '--wait', String(this.#bootS)], (this.#bootS + 10) * 1000),
     );
     const guest = new TartGuest(
       this.#mac,
@@ -221,7 +228,7 @@ export class TartHost implements Host {
       this.#opts.recordingsDir(name),
     );
     try {
-      await guest.waitReady(BOOT_TIMEOUT_S * 1000);
+      await guest.waitReady(this.#bootS * 1000);
     } catch (e) {
       guest.close();
       await this.#mac.tart(['stop', name, '-t', '5']).catch(() => {});

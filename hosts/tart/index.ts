@@ -8,6 +8,8 @@ import { Mac } from './mac.ts';
 export interface TartDriverOptions {
   /** Holds `tart/credentials/<credentialsRef>/` and `tart/known_hosts/`. */
   dataDir: string;
+  /** Deadline of each boot step, in seconds (default 60): `tart run`'s VNC line, `tart ip`, the guest. */
+  bootTimeoutS?: number;
 }
 
 export function createTartDriver(opts: TartDriverOptions): Driver {
@@ -29,6 +31,7 @@ export function createTartDriver(opts: TartDriverOptions): Driver {
       const host = new TartHost(new Mac(ref, credentials, knownHosts), {
         guestCredentials: guestCredentials(credentials),
         recordingsDir: (vm) => join(opts.dataDir, 'tart', 'recordings', ref.name, vm),
+        ...(opts.bootTimeoutS !== undefined && { bootTimeoutS: opts.bootTimeoutS }),
       });
       hosts.set(ref.name, { key, host });
       return host;

@@ -68,3 +68,10 @@ export function parseIp(text: string): string {
   if (!IPV4.test(ip)) throw unexpectedOutput('tart ip', 'not an IPv4 address', text);
   return ip;
 }
+
+/** macOS' `sysctl -n kern.boottime`: `{ sec = 1732435200, usec = 12345 } Tue Nov 24 07:20:00 2026`. */
+export function parseBootTime(text: string): string {
+  const m = /^\{ sec = (\d+), usec = (\d+) \}/.exec(text.trim());
+  if (!m) throw unexpectedOutput('sysctl -n kern.boottime', 'not `{ sec = N, usec = N }`', text);
+  return new Date(Number(m[1]) * 1000 + Math.floor(Number(m[2]) / 1000)).toISOString();
+}

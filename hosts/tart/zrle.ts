@@ -4,6 +4,7 @@
 // is 64×64 tiles, each raw, solid, packed-palette, plain RLE or palette RLE. With the pixel format
 // the client sets (32 bpp, depth 24, little-endian, colours in the low three bytes) a compressed
 // pixel (CPIXEL) is three bytes: R, G, B.
+import { endianness } from 'node:os';
 import { constants, createInflate, type Inflate } from 'node:zlib';
 import { DriverError } from '../driver.ts';
 
@@ -41,22 +42,19 @@ export class ZrleDecoder {
   /** Decodes the rectangle (x, y, w, h) whose zlib data is `data` into `fb`. */
   async decode(data: Buffer, x: number, y: number, w: number, h: number, fb: Framebuffer): Promise<void> {
     const src = await this.#inflateRect(data);
+    // The framebuffer as one 32-bit word per pixel: a tile's pixels are stored and runs filled a
+    // word at a time (a full screen is a million pixels).
+    const words = pixelWords(fb);
+    const stride = fb.width;
     let p = 0;
     const need = (n: number) => {
       if (p + n > src.length) throw bad(`a ${w}×${h} rectangle's tiles end after ${src.length} bytes`);
     };
     const cpixel = (): number => {
       need(3);
-      const v = src[p]! | (src[p + 1]! << 8) | (src[p + 2]! << 16);
+      const v = word(src[p]!, src[p + 1]!, src[p + 2]!);
       p += 3;
       return v;
-    };
-    const put = (px: number, py: number, v: number) => {
-      const o = (py * fb.width + px) * 4;
-      fb.data[o] = v & 0xff;
-      fb.data[o + 1] = (v >> 8) & 0xff;
-      fb.data[o + 2] = (v >> 16) & 0xff;
-      fb.data[o + 3] = 0;
     };
     const palette: number[] = [];
     for (let ty = y; ty < y + h; ty += TILE) {
@@ -67,10 +65,13 @@ export class ZrleDecoder {
         const sub = src[p++]!;
         if (sub === 0) {
           need(tw * th * 3);
-          for (let j = 0; j < th; j++) for (let i = 0; i < tw; i++) put(tx + i, ty + j, cpixel());
+          for (let j = 0; j < th; j++) {
+            let o = (ty + j) * stride + tx;
+            for (let i = 0; i < tw; i++, p += 3) words[o++] = word(src[p]!, src[p + 1]!, src[p + 2]!);
+          }
         } else if (sub === 1) {
           const v = cpixel();
-          for (let j = 0; j < th; j++) for (let i = 0; i < tw; i++) put(tx + i, ty + j, v);
+          for (let j = 0; j < th; j++) words.fill(v, (ty + j) * stride + tx, (ty + j) * stride + tx + tw);
         } else if (sub <= 16) {
           palette.length = 0;
           for (let i = 0; i < sub; i++) palette.push(cpixel());
@@ -79,11 +80,11 @@ export class ZrleDecoder {
           need(rowBytes * th);
           const mask = (1 << bits) - 1;
           for (let j = 0; j < th; j++) {
+            const o = (ty + j) * stride + tx;
             for (let i = 0; i < tw; i++) {
               const bit = i * bits;
-              const byte = src[p + (bit >> 3)]!;
-              const index = (byte >> (8 - bits - (bit & 7))) & mask;
-              put(tx + i, ty + j, palette[index] ?? 0);
+              const index = (src[p + (bit >> 3)]! >> (8 - bits - (bit & 7))) & mask;
+              words[o + i] = palette[index] ?? 0;
             }
             p += rowBytes;
           }
@@ -105,7 +106,16 @@ export class ZrleDecoder {
               run = runLength();
             }
             if (n + run > total) throw bad(`a run of ${run} pixels overflows a ${tw}×${th} tile`);
-            for (let k = 0; k < run; k++, n++) put(tx + (n % tw), ty + Math.floor(n / tw), v);
+            // The run, row piece by row piece.
+            for (let left = run; left > 0;) {
+              const col = n % tw;
+              const span = Math.min(left, tw - col);
+              const o = (ty + (n - col) / tw) * stride + tx + col;
+              if (span === 1) words[o] = v;
+              else words.fill(v, o, o + span);
+              n += span;
+              left -= span;
+            }
           }
         } else {
           throw bad(`tile subencoding ${sub} does not exist`);
@@ -128,6 +138,20 @@ export class ZrleDecoder {
   close(): void {
     this.#inflate.destroy();
   }
+}
+
+/** R,G,B as the word that lays them out R,G,B,0 in memory, whatever the machine's byte order. */
+const word =
+  endianness() === 'LE'
+    ? (r: number, g: number, b: number) => (r | (g << 8) | (b << 16)) >>> 0
+    : (r: number, g: number, b: number) => ((r << 24) | (g << 16) | (b << 8)) >>> 0;
+
+/** The framebuffer's bytes as 32-bit words (it starts on a 4-byte boundary: Buffer.alloc's do). */
+function pixelWords(fb: Framebuffer): Uint32Array {
+  if (fb.data.byteOffset % 4 !== 0) {
+    throw new Error('the framebuffer must start on a 4-byte boundary');
+  }
+  return new Uint32Array(fb.data.buffer, fb.data.byteOffset, fb.data.length >> 2);
 }
 
 function bad(what: string): DriverError {

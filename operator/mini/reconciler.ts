@@ -10,10 +10,14 @@ import { probeFailure } from './probe-failure.ts';
 export function miniReconciler(ctx: OperatorContext): ReconcileFn {
   // Consecutive failed probes per host. Lost on restart, which only delays marking down by a probe.
   const failures = new Map<string, number>();
+  // Each host's last boot time as its driver reported it (tart: kern.boottime). Lost on restart,
+  // where the pool looks at every host anyway.
+  const bootedAt = new Map<string, string>();
   return async (name) => {
     const mini = ctx.informers.minis.get(name);
     if (!mini) {
       failures.delete(name);
+      bootedAt.delete(name);
       ctx.hosts.forget(name);
       return;
     }
@@ -31,9 +35,11 @@ export function miniReconciler(ctx: OperatorContext): ReconcileFn {
       return { requeueAfterMs: probeRetryMs };
     }
     await markMiniUp(ctx, mini, info);
-    // A host that missed a probe may have restarted meanwhile (its VMs gone, or stopped): the pool
-    // looks at once rather than at the next status write.
-    if (failures.delete(name)) ctx.enqueue.pool(name);
+    // A host that missed a probe, or booted since the last one, may have lost its VMs (gone, or
+    // stopped on disk): the pool looks at once rather than at the next status write.
+    const rebooted = info.bootedAt !== undefined && bootedAt.get(name) !== info.bootedAt;
+    if (info.bootedAt !== undefined) bootedAt.set(name, info.bootedAt);
+    if (failures.delete(name) || rebooted) ctx.enqueue.pool(name);
     return { requeueAfterMs: heartbeatMs };
   };
 }

@@ -3,7 +3,9 @@ SANDBAY_URL, SANDBAY_API_KEY and SANDBAY_TEST_TASK): every method, checked by it
 from __future__ import annotations
 
 import asyncio
+import http.client
 import http.server
+import json
 import os
 import socket
 import socketserver
@@ -12,6 +14,7 @@ import tempfile
 import threading
 import time
 import unittest
+import urllib.parse
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -45,6 +48,29 @@ def wait_for_warm_vm(client: Client) -> None:
         120,
     )
 
+
+
+def upgrade_status(websocket_url: str) -> Tuple[int, str]:
+    """The answer to a WebSocket upgrade at ``websocket_url``: its status and, for an error, its code."""
+    url = urllib.parse.urlsplit(websocket_url)
+    conn = http.client.HTTPConnection(url.hostname or "", url.port, timeout=10)
+    try:
+        conn.request(
+            "GET",
+            f"{url.path}?{url.query}",
+            headers={
+                "Connection": "Upgrade",
+                "Upgrade": "websocket",
+                "Sec-WebSocket-Version": "13",
+                "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+            },
+        )
+        res = conn.getresponse()
+        if res.status == 101:
+            return 101, ""
+        return res.status, str(json.loads(res.read())["error"])
+    finally:
+        conn.close()
 
 class LiveSandbay(unittest.TestCase):
     client: Client
@@ -230,6 +256,10 @@ class LiveSandbay(unittest.TestCase):
         link = self.sb.viewer_link()
         self.assertTrue(link["url"].startswith(f"{self.client.base_url}/view/{self.sb.id}?token="))
         self.assertEqual(link["websocket_url"], self.client.base_url.replace("http", "ws") + link["vnc_url"])
+        self.assertEqual(upgrade_status(link["websocket_url"]), (101, ""))
+        self.sb.revoke_viewer_links()
+        self.assertEqual(upgrade_status(link["websocket_url"]), (401, "invalid_viewer_token"))
+        self.assertEqual(upgrade_status(self.sb.viewer_link()["websocket_url"]), (101, ""))
 
     def test_13_policies(self) -> None:
         proxy = FlakyProxy(self.client.base_url)

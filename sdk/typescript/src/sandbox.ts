@@ -205,6 +205,14 @@ export class Sandbox implements AsyncDisposable {
     };
   }
 
+  /**
+   * Revokes every viewer link of this sandbox minted so far: they answer 401 from now on and live
+   * views opened with one close (4003) within a second. The next `viewerLink()` mints a new one.
+   */
+  async revokeViewerLinks(): Promise<void> {
+    await this.#t.none('DELETE', `${this.#base}/viewer-token`);
+  }
+
   /** The VM's SSH login, for an SSH client using the SSH WebSocket (`ssh_url`) as its transport. */
   sshCredentials(): Promise<SshCredentials> {
     return this.#t.json('GET', `${this.#base}/ssh/credentials`);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
+import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLiveSandbay, waitForWarmVm, type LiveSandbay } from '../../../test/support/live-sandbay.ts';
 import { waitFor } from '../../../test/support/wait.ts';
@@ -245,7 +246,32 @@ describe('a sandbox', () => {
     expect(link.websocket_url).toBe(`${live.url.replace('http', 'ws')}${link.vnc_url}`);
     expect(Date.parse(link.expires_at)).toBeGreaterThan(Date.now());
   });
+
+  it('revokeViewerLinks: links minted before are refused (401), the next one opens', async () => {
+    const before = await sb.viewerLink();
+    expect(await upgradeStatus(before.websocket_url)).toBe(101);
+    await sb.revokeViewerLinks();
+    expect(await upgradeStatus(before.websocket_url)).toBe(401);
+    expect(await upgradeStatus((await sb.viewerLink()).websocket_url)).toBe(101);
+  });
 });
+
+/** The answer to a WebSocket upgrade at `url`: 101 when it opened (then closed again), else the status. */
+function upgradeStatus(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    ws.once('open', () => {
+      ws.close();
+      resolve(101);
+    });
+    ws.once('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0);
+      res.resume();
+      ws.terminate();
+    });
+    ws.once('error', (err) => reject(err));
+  });
+}
 
 describe('policies', () => {
   it('retries a GET after a connection reset and a 503; never a POST without a key', async () => {

@@ -32,6 +32,7 @@ import {
   deleteMacNetwork,
   dropUnreachableRouteIfUnused,
   macLink,
+  namespaces,
   releaseLink,
   type MacLink,
 } from './network.ts';
@@ -106,6 +107,7 @@ async function upMac(root: string, model: MacModel, publicKey: string): Promise<
     mkdirSync(mac.tartHome, { recursive: true });
     writeFileSync(join(dir, 'mac.json'), JSON.stringify({ netns: l.netns, link: l.link, model }));
     writeExecutables(mac);
+    writeBootTime(mac);
     for (const image of Object.values(IMAGES)) makeImage(root, mac, image.name, image.diskGiB, publicKey);
     await createMacNetwork(l);
     await startMacSshd(mac, l, publicKey);
@@ -114,6 +116,18 @@ async function upMac(root: string, model: MacModel, publicKey: string): Promise<
     await downMac(root, l.link);
     throw e;
   }
+}
+
+/** `sysctl kern.boottime` as macOS prints it: `{ sec = …, usec = … } Tue Nov 24 07:20:00 2026`. */
+function writeBootTime(mac: EmulatedMac): void {
+  const now = Date.now();
+  const d = new Date(now);
+  // ctime(3): the day of the month padded with a space ("Nov  4").
+  const [day, , month] = d.toUTCString().split(' ');
+  const date = String(d.getUTCDate()).padStart(2, ' ');
+  const ctime = `${day!.slice(0, 3)} ${month} ${date} ${d.toISOString().slice(11, 19)} ${d.getUTCFullYear()}`;
+  const text = `{ sec = ${Math.floor(now / 1000)}, usec = ${(now % 1000) * 1000} } ${ctime}`;
+  writeFileSync(join(mac.dir, 'boottime'), `${text}\n`);
 }
 
 /** `tart` runs this checkout's emulation under the project's Node; `sysctl` answers as macOS does. */
@@ -133,9 +147,13 @@ exec ${node} ${cli} "$@"
     'hw.model': 'Mac16,10',
     'kern.osproductversion': '15.6',
   };
-  const cases = Object.entries(values)
-    .map(([k, v]) => `    ${k}) if [ "$n" = 1 ]; then echo ${v}; else echo "${k}: ${v}"; fi ;;`)
-    .join('\n');
+  const cases = [
+    ...Object.entries(values).map(
+      ([k, v]) => `    ${k}) if [ "$n" = 1 ]; then echo ${v}; else echo "${k}: ${v}"; fi ;;`,
+    ),
+    // Written at every (emulated) boot: rebootMac.
+    `    kern.boottime) b=$(cat ${join(mac.dir, 'boottime')}); if [ "$n" = 1 ]; then echo "$b"; else echo "kern.boottime: $b"; fi ;;`,
+  ].join('\n');
   const sysctl = `#!/bin/sh
 # sysctl as macOS answers for the emulated ${mac.model}
 n=0
@@ -325,25 +343,73 @@ export function listMacs(root: string): EmulatedMac[] {
 export async function downMac(root: string, link: number): Promise<void> {
   const l = macLink(link);
   const dir = join(root, 'macs', l.netns);
-  // Every process in the Mac's or its VMs' namespaces: sshd, sessions, `tart run`s and their VMs.
-  const pids = await pidsInNamespaces(l.netns);
-  for (const pid of pids) signalPid(pid, 'SIGKILL');
-  await waitUntil(`processes of ${l.netns} gone`, () => (pids.some(pidAlive) ? undefined : true), 10_000, 20);
+  await powerOff(l);
   await deleteMacNetwork(l);
-  await run('sh', ['-c', `rm -rf /run/sandbay-emulated-macs/rt/${l.netns}-vm*`]);
   rmSync(dir, { recursive: true, force: true });
   for (const slot of [0, 1]) {
     const user = findUser(`sbemac${link}s${slot}`);
+    if (user) await run('userdel', [user.user]).catch(() => {});
+  }
+  releaseLink(link);
+  await dropUnreachableRouteIfUnused();
+}
+
+/**
+ * What a power cut leaves of a Mac: every process in its and its VMs' namespaces killed (sshd,
+ * sessions, `tart run`s and their VMs), the VMs' networks and runtime dirs gone; the disk (its
+ * `~/.tart`, VMs stopped) kept.
+ */
+async function powerOff(l: MacLink): Promise<void> {
+  const pids = await pidsInNamespaces(l.netns);
+  for (const pid of pids) signalPid(pid, 'SIGKILL');
+  await waitUntil(`processes of ${l.netns} gone`, () => (pids.some(pidAlive) ? undefined : true), 10_000, 20);
+  for (const ns of await namespaces()) {
+    if (ns.startsWith(`${l.netns}-`)) await run('ip', ['netns', 'del', ns]).catch(() => {});
+  }
+  await run('sh', ['-c', `rm -rf /run/sandbay-emulated-macs/rt/${l.netns}-vm*`]);
+  for (const slot of [0, 1]) {
+    const user = findUser(`sbemac${l.link}s${slot}`);
     if (!user) continue;
     // The SIGKILLed VMs' shared-memory segments (x11vnc's ~40) outlive them, and once the user is
     // gone nothing would ever remove them (4096 on the whole machine).
     await removeShm(user.uid).catch(() => {});
     // And their Xvfb's socket and lock in the machine's /tmp (an X socket of a user that no longer exists).
     removeUserTempFiles(user.uid);
-    await run('userdel', [user.user]).catch(() => {});
   }
-  releaseLink(link);
-  await dropUnreachableRouteIfUnused();
+}
+
+/**
+ * The Mac reboots: a power cut (every VM gone from memory, stopped on disk); once `whileOff` has
+ * seen what it waits for (a real reboot takes minutes), macOS is up again: a new boot time, its
+ * sshd answering. Tart does not restart VMs on boot.
+ */
+export async function rebootMac(mac: EmulatedMac, whileOff: () => Promise<void>): Promise<void> {
+  await powerOff(macLink(mac.link));
+  try {
+    await whileOff();
+  } finally {
+    writeBootTime(mac);
+    await restartMacSshd(mac);
+  }
+}
+
+/**
+ * The Mac drops off the network (a cable pulled, a switch port down): its own end of the link goes
+ * down, so packets to it are dropped on this machine (the host's route to its /30 stays, without a
+ * carrier) and connections hang as to a vanished machine; nothing on the Mac is touched.
+ */
+export async function cutMacNetwork(mac: EmulatedMac): Promise<void> {
+  await run('ip', ['-n', mac.netns, 'link', 'set', 'eth0', 'down']);
+  // The host's route must still lead into the link: a packet to the Mac never leaves the machine.
+  const { stdout } = await run('ip', ['route', 'get', mac.address]);
+  if (!stdout.includes(`dev sbmac${mac.link} `)) {
+    await restoreMacNetwork(mac);
+    throw new Error(`with the Mac's link down, ${mac.address} would route elsewhere: ${stdout.trim()}`);
+  }
+}
+
+export async function restoreMacNetwork(mac: EmulatedMac): Promise<void> {
+  await run('ip', ['-n', mac.netns, 'link', 'set', 'eth0', 'up']);
 }
 
 async function pidsInNamespaces(netns: string): Promise<number[]> {

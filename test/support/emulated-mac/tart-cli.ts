@@ -4,8 +4,10 @@
 // running or already running; 1 otherwise; 64 for an argument error). Its VMs are real Linux desktops
 // (./tart-run.ts). Run as `node tart-cli.ts ARGS…` by the `tart` wrapper on the Mac's PATH.
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
+  mkdirSync,
+  readdirSync,
   readFileSync as readFile,
   renameSync,
   rmSync,
@@ -24,11 +26,12 @@ import {
   saveConfig,
   swiftPretty,
   TartError,
+  tartHome,
   vmDir,
   vmExists,
-  vmsDir,
   type TartConfig,
 } from './tart-store.ts';
+import { waitWhileCloneHeld } from './faults.ts';
 
 export const TART_VERSION = '2.30.0';
 
@@ -137,7 +140,7 @@ function get(args: string[]): string {
   return format(p) === 'json' ? swiftPretty(info) : textTable([info]);
 }
 
-function clone(args: string[]): void {
+async function clone(args: string[]): Promise<void> {
   const p = parse(args, ['--concurrency', '--prune-limit'], ['--insecure', '--deduplicate']);
   const [src, dst, extra] = p.positional;
   if (src === undefined) throw new UsageError("Missing expected argument '<source-name>'");
@@ -145,8 +148,11 @@ function clone(args: string[]): void {
   if (extra !== undefined) throw new UsageError(`Unexpected argument '${extra}'`);
   if (dst.includes('/')) throw new UsageError('<new-name> should be a local name');
   openVm(src);
-  // Tart clones into a temporary directory and then moves it over the name (replacing a VM there).
-  const tmp = join(vmsDir(), `.tmp-${randomBytes(6).toString('hex')}`);
+  // Tart clones into a directory of its own under ~/.tart/tmp (locked while the clone runs; every
+  // later command removes unlocked ones) and then moves it over the name (replacing a VM there).
+  collectTmp();
+  const tmp = join(tmpDir(), randomUUID());
+  writeFile(`${tmp}.pid`, String(process.pid));
   try {
     // Sparse as APFS clones are: the copy takes no room until the guest writes.
     execFileSync('cp', ['-a', '--sparse=always', vmDir(src), tmp]);
@@ -155,10 +161,43 @@ function clone(args: string[]): void {
     const c = openVmAt(tmp);
     c.macAddress = randomMac();
     writeConfigAt(tmp, c);
+    await waitWhileCloneHeld();
     rmSync(vmDir(dst), { recursive: true, force: true });
     renameSync(tmp, vmDir(dst));
   } finally {
     rmSync(tmp, { recursive: true, force: true });
+    rmSync(`${tmp}.pid`, { force: true });
+  }
+}
+
+function tmpDir(): string {
+  const dir = join(tartHome(), 'tmp');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** Tart's Config.gc(): temporary directories no live process holds (a clone killed mid-way). */
+function collectTmp(): void {
+  for (const entry of readdirSync(tmpDir())) {
+    if (entry.endsWith('.pid')) continue;
+    let pid = 0;
+    try {
+      pid = Number(readFile(join(tmpDir(), `${entry}.pid`), 'utf8'));
+    } catch {
+      // no owner recorded
+    }
+    if (pid > 0 && pidAlive(pid)) continue;
+    rmSync(join(tmpDir(), entry), { recursive: true, force: true });
+    rmSync(join(tmpDir(), `${entry}.pid`), { force: true });
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -285,7 +324,7 @@ async function main(argv: string[]): Promise<number> {
         print(get(args));
         return 0;
       case 'clone':
-        clone(args);
+        await clone(args);
         return 0;
       case 'set':
         set(args);

@@ -21,6 +21,7 @@ import { greets, waitReady } from '../../../hosts/linux/probe.ts';
 import { ProcessTracker, run, type TrackedProcess } from '../../../hosts/linux/runner.ts';
 import { sshdConfig } from '../../../hosts/linux/sshd.ts';
 import { ensureVmUser, killUserProcesses, removeShm } from '../../../hosts/linux/vm-user.ts';
+import { FAULTS, takeFault } from './faults.ts';
 import { createVmNetwork, deleteVmNetwork } from './network.ts';
 import {
   emulationDir,
@@ -150,7 +151,10 @@ export async function runVm(args: string[]): Promise<number> {
       }),
     ]);
     for (const p of [session.bus, session.session, vncProc, sshd]) watch(p, shutdown);
-    console.log(`VNC server is running at vnc://:${vnc.password}@127.0.0.1:${vnc.port}`);
+    // A test's knob (faults.ts): the VM runs, but the line never comes.
+    if (!takeFault(FAULTS.withholdVncLine)) {
+      console.log(`VNC server is running at vnc://:${vnc.password}@127.0.0.1:${vnc.port}`);
+    }
     // The guest's DHCP lease: `tart ip` finds the address once the guest is up.
     writeRunState(name, { pid: process.pid, slot, ip });
   } catch (e) {

@@ -230,6 +230,11 @@ class Sandbox:
             "websocket_url": self._t.url(token["vnc_url"]).replace("http", "ws", 1),
         }
 
+    def revoke_viewer_links(self) -> None:
+        """Revokes every viewer link of this sandbox minted so far: they answer 401 from now on and
+        live views opened with one close (4003) within a second. The next ``viewer_link()`` mints a new one."""
+        self._t.none("DELETE", f"{self._base}/viewer-token")
+
     def ssh_credentials(self) -> SshCredentials:
         return self._t.json("GET", f"{self._base}/ssh/credentials")
 
