@@ -9,10 +9,16 @@ import { KEY_KIND_LABEL, apiKeyResource, generateKey } from '../keys.ts';
 import { AccountKeySchema, IssuedAccountKeySchema, KeyIssueSchema } from '../schemas/account-keys.ts';
 import { AdminErrorSchema } from '../schemas/admin.ts';
 
-const AccountParams = Type.Object({ account: Type.String({ minLength: 1, maxLength: 63 }) });
+const AccountParams = Type.Object({
+  account: Type.String({ minLength: 1, maxLength: 63, description: 'The account.' }),
+});
 const KeyParams = Type.Object({
   ...AccountParams.properties,
-  key: Type.String({ minLength: 1, maxLength: 63 }),
+  key: Type.String({
+    minLength: 1,
+    maxLength: 63,
+    description: "The key's name (`k-…`) or its shown prefix.",
+  }),
 });
 
 function keyWire(k: ApiKey) {

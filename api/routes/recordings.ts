@@ -3,7 +3,7 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth.ts';
 import { ApiError } from '../errors.ts';
-import { SandboxIdSchema, binaryResponse, errorResponses, NoContent } from '../schemas/common.ts';
+import { SandboxParams, binaryResponse, errorResponses, NoContent } from '../schemas/common.ts';
 import {
   RecordingIdSchema,
   RecordingSchema,
@@ -16,8 +16,8 @@ import { guestFor } from '../services/request.ts';
 
 const tags = ['recordings'];
 const errors = errorResponses(400, 401, 404, 409, 502, 504);
-const params = Type.Object({ sandboxID: SandboxIdSchema });
-const recordingParams = Type.Object({ sandboxID: SandboxIdSchema, recordingID: RecordingIdSchema });
+const params = SandboxParams;
+const recordingParams = Type.Object({ ...SandboxParams.properties, recordingID: RecordingIdSchema });
 
 export const recordingRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   app.post(

@@ -16,7 +16,7 @@ export interface TaskEditRouteOptions extends RouteOptions {
 
 const tags = ['trajectories'];
 const config = { auth: 'account' as const };
-const params = Type.Object({ id: Type.String() });
+const params = Type.Object({ id: Type.String({ description: 'The task id.' }) });
 
 export const taskEditRoutes: FastifyPluginAsyncTypebox<TaskEditRouteOptions> = async (
   app,

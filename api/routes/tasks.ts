@@ -37,25 +37,40 @@ const tags = ['trajectories'];
 const config = { auth: 'account' as const };
 // The pattern is not in the params schema: a malformed id is a task that does not exist (404).
 const params = Type.Object({ id: Type.String({ description: `A task name (${NAME_PATTERN}).` }) });
-const stepParams = Type.Object({ id: Type.String(), index: Type.Integer({ minimum: 0 }) });
-const replayParams = Type.Object({ replayID: Type.String({ description: REPLAY_ID_PATTERN }) });
+const stepParams = Type.Object({
+  ...params.properties,
+  index: Type.Integer({ minimum: 0, description: 'The step index, from 0 (`steps[].index` of the task).' }),
+});
+const replayParams = Type.Object({
+  replayID: Type.String({
+    description: `The replay id, as the replay start answered it (${REPLAY_ID_PATTERN}).`,
+  }),
+});
 
 const ReplayStartSchema = Type.Object(
-  { reservation_id: Type.Optional(Type.String({ minLength: 1 })) },
+  {
+    reservation_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'The reservation whose Macs run the replay; inferred as for a sandbox create when omitted.',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 
 const ReplaySchema = Type.Object({
-  id: Type.String(),
-  task_id: Type.String(),
-  reservation_id: Type.String(),
+  id: Type.String({ description: 'The replay id (`rp-` and 32 hex digits).' }),
+  task_id: Type.String({ description: 'The task replayed.' }),
+  reservation_id: Type.String({ description: 'The reservation whose Macs run it.' }),
   status: Type.String({ description: '`pending`, `running`, `completed` or `failed`.' }),
-  sandbox_id: Nullable(Type.String()),
-  steps_done: Type.Integer(),
-  steps_total: Nullable(Type.Integer()),
-  reward: Nullable(Type.Number()),
-  message: Nullable(Type.String()),
-  created_at: Nullable(Type.String({ format: 'date-time' })),
+  sandbox_id: Nullable(Type.String(), 'The sandbox the replay runs in; null until the reconciler names it.'),
+  steps_done: Type.Integer({ description: 'Recorded actions replayed so far.' }),
+  steps_total: Nullable(Type.Integer(), 'Recorded actions to replay.'),
+  reward: Nullable(Type.Number(), "The grader's result (0 to 1) once completed; null without a grader."),
+  message: Nullable(Type.String(), 'Why the replay failed, for people.'),
+  created_at: Nullable(Type.String({ format: 'date-time' }), 'When the replay was started.'),
 });
 
 export const taskRoutes: FastifyPluginAsyncTypebox<TaskRouteOptions> = async (app, { ctx, blobs }) => {

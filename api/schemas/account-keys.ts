@@ -14,10 +14,10 @@ export const KeyIssueSchema = Type.Object(
 export const AccountKeySchema = Type.Object({
   name: Type.String({ description: 'The ApiKey resource: `k-` + 40 hex digits of the hash.' }),
   prefix: Type.String({ description: 'The first characters of the plaintext, to tell keys apart.' }),
-  account: Type.String(),
-  revoked: Type.Boolean(),
-  created_at: DateTimeString,
-  expires_at: NullableDateTime,
+  account: Type.String({ description: 'The account the key belongs to.' }),
+  revoked: Type.Boolean({ description: 'The key was revoked: it no longer works.' }),
+  created_at: { ...DateTimeString, description: 'When the key was issued.' },
+  expires_at: { ...NullableDateTime, description: 'When the key stops working; null: never.' },
 });
 
 export const IssuedAccountKeySchema = Type.Object({

@@ -2,36 +2,53 @@
 // by the read routes, the task edits and the collector.
 import Type from 'typebox';
 
-export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
-  Type.Union([t, Type.Null()]);
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, description?: string) =>
+  Type.Union([t, Type.Null()], description === undefined ? {} : { description });
 
 export const TaskSummarySchema = Type.Object({
-  id: Type.String(),
-  instruction: Type.String(),
-  category: Nullable(Type.String()),
-  created_at: Nullable(Type.String({ format: 'date-time' })),
-  step_count: Type.Integer(),
-  phase: Nullable(Type.String()),
-  has_grader: Type.Boolean(),
-  has_recording: Type.Boolean(),
+  id: Type.String({ description: "The task id (the Task resource's name)." }),
+  instruction: Type.String({ description: 'What the demonstrator was asked to do.' }),
+  category: Nullable(Type.String(), 'A grouping for people (e.g. `browser`, `office`); null when none.'),
+  created_at: Nullable(Type.String({ format: 'date-time' }), 'When the task was created.'),
+  step_count: Type.Integer({ description: 'Recorded actions in the trajectory.' }),
+  phase: Nullable(
+    Type.String(),
+    '`recording`, `saved`, `finalizing` (recording being closed), `ready` or `failed`; null before any.',
+  ),
+  has_grader: Type.Boolean({ description: 'The task has a grader script (a replay reports a reward).' }),
+  has_recording: Type.Boolean({ description: 'The screen recording (MP4) of the session is finalized.' }),
 });
 
 export const TaskDetailSchema = Type.Object({
   ...TaskSummarySchema.properties,
-  setup_script: Nullable(Type.String()),
-  grader: Nullable(Type.String()),
-  app_state: Nullable(Type.Record(Type.String(), Type.Unknown())),
-  recording_url: Nullable(Type.String()),
+  setup_script: Nullable(Type.String(), 'Shell script run before recording and before a replay.'),
+  grader: Nullable(Type.String(), 'Shell script whose exit code 0 means success (reward 1).'),
+  app_state: Nullable(
+    Type.Record(Type.String(), Type.Unknown()),
+    'Application state captured at save, for graders.',
+  ),
+  recording_url: Nullable(Type.String(), 'Where to download the MP4 recording; null until finalized.'),
   steps: Type.Array(
     Type.Object({
-      index: Type.Integer(),
-      at: Type.String(),
-      function: Type.String(),
-      args: Type.Record(Type.String(), Type.Unknown()),
-      screenshot_url: Nullable(Type.String()),
+      index: Type.Integer({ description: 'Position of the step in the trajectory, from 0.' }),
+      at: Type.String({ description: 'When the action ran (RFC 3339).' }),
+      function: Type.String({
+        description: 'The tool called: the API operation (e.g. `click`, `type_text`).',
+      }),
+      args: Type.Record(Type.String(), Type.Unknown(), {
+        description: "The call's arguments as the API received them.",
+      }),
+      screenshot_url: Nullable(
+        Type.String(),
+        'Where to download the PNG observed after the step; null if none.',
+      ),
     }),
+    { description: 'The recorded actions, in order.' },
   ),
 });
+
+/** A task field's description with what `null` does in an update. */
+const removable = (t: object) => `${(t as { description?: string }).description ?? ''} \`null\` removes it.`;
 
 const TaskFields = {
   instruction: Type.String({
@@ -80,9 +97,9 @@ export const TaskCreateSchema = Type.Object(
 export const TaskUpdateSchema = Type.Object(
   {
     instruction: Type.Optional(TaskFields.instruction),
-    category: Type.Optional(Nullable(TaskFields.category)),
-    setup_script: Type.Optional(Nullable(TaskFields.setup_script)),
-    grader: Type.Optional(Nullable(TaskFields.grader)),
+    category: Type.Optional(Nullable(TaskFields.category, removable(TaskFields.category))),
+    setup_script: Type.Optional(Nullable(TaskFields.setup_script, removable(TaskFields.setup_script))),
+    grader: Type.Optional(Nullable(TaskFields.grader, removable(TaskFields.grader))),
   },
   { additionalProperties: false, minProperties: 1, description: '`null` removes an optional field.' },
 );
@@ -99,13 +116,16 @@ export const CollectionStartSchema = Type.Object(
 );
 
 export const CollectionSchema = Type.Object({
-  sandbox_id: Type.String(),
-  task_id: Type.String(),
+  sandbox_id: Type.String({ description: 'The sandbox the task is being collected on.' }),
+  task_id: Type.String({ description: 'The task being recorded.' }),
   phase: Type.Enum(['setup', 'recording'], {
     description: '`setup` while the setup script runs (nothing recorded), then `recording`.',
   }),
-  started_at: Type.String({ format: 'date-time' }),
-  recording_started_at: Nullable(Type.String({ format: 'date-time' })),
+  started_at: Type.String({ format: 'date-time', description: 'When the collection started.' }),
+  recording_started_at: Nullable(
+    Type.String({ format: 'date-time' }),
+    'When recording started; null during setup.',
+  ),
   step_count: Type.Integer({ description: 'Steps recorded so far.' }),
-  recording_id: Nullable(Type.String({ description: "The sandbox's MP4 recording of the collection." })),
+  recording_id: Nullable(Type.String(), "The sandbox's MP4 recording of the collection."),
 });

@@ -1168,13 +1168,21 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description A grouping for people (e.g. `browser`, `office`); null when none. */
             category: string | null;
+            /** @description When the task was created. */
             created_at: string | null;
+            /** @description The task has a grader script (a replay reports a reward). */
             has_grader: boolean;
+            /** @description The screen recording (MP4) of the session is finalized. */
             has_recording: boolean;
+            /** @description The task id (the Task resource's name). */
             id: string;
+            /** @description What the demonstrator was asked to do. */
             instruction: string;
+            /** @description `recording`, `saved`, `finalizing` (recording being closed), `ready` or `failed`; null before any. */
             phase: string | null;
+            /** @description Recorded actions in the trajectory. */
             step_count: number;
           }[];
         };
@@ -1242,27 +1250,45 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Application state captured at save, for graders. */
             app_state: {
               [key: string]: unknown;
             } | null;
+            /** @description A grouping for people (e.g. `browser`, `office`); null when none. */
             category: string | null;
+            /** @description When the task was created. */
             created_at: string | null;
+            /** @description Shell script whose exit code 0 means success (reward 1). */
             grader: string | null;
+            /** @description The task has a grader script (a replay reports a reward). */
             has_grader: boolean;
+            /** @description The screen recording (MP4) of the session is finalized. */
             has_recording: boolean;
+            /** @description The task id (the Task resource's name). */
             id: string;
+            /** @description What the demonstrator was asked to do. */
             instruction: string;
+            /** @description `recording`, `saved`, `finalizing` (recording being closed), `ready` or `failed`; null before any. */
             phase: string | null;
+            /** @description Where to download the MP4 recording; null until finalized. */
             recording_url: string | null;
+            /** @description Shell script run before recording and before a replay. */
             setup_script: string | null;
+            /** @description Recorded actions in the trajectory. */
             step_count: number;
+            /** @description The recorded actions, in order. */
             steps: {
+              /** @description The call's arguments as the API received them. */
               args: {
                 [key: string]: unknown;
               };
+              /** @description When the action ran (RFC 3339). */
               at: string;
+              /** @description The tool called: the API operation (e.g. `click`, `type_text`). */
               function: string;
+              /** @description Position of the step in the trajectory, from 0. */
               index: number;
+              /** @description Where to download the PNG observed after the step; null if none. */
               screenshot_url: string | null;
             }[];
           };
@@ -1345,27 +1371,45 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Application state captured at save, for graders. */
             app_state: {
               [key: string]: unknown;
             } | null;
+            /** @description A grouping for people (e.g. `browser`, `office`); null when none. */
             category: string | null;
+            /** @description When the task was created. */
             created_at: string | null;
+            /** @description Shell script whose exit code 0 means success (reward 1). */
             grader: string | null;
+            /** @description The task has a grader script (a replay reports a reward). */
             has_grader: boolean;
+            /** @description The screen recording (MP4) of the session is finalized. */
             has_recording: boolean;
+            /** @description The task id (the Task resource's name). */
             id: string;
+            /** @description What the demonstrator was asked to do. */
             instruction: string;
+            /** @description `recording`, `saved`, `finalizing` (recording being closed), `ready` or `failed`; null before any. */
             phase: string | null;
+            /** @description Where to download the MP4 recording; null until finalized. */
             recording_url: string | null;
+            /** @description Shell script run before recording and before a replay. */
             setup_script: string | null;
+            /** @description Recorded actions in the trajectory. */
             step_count: number;
+            /** @description The recorded actions, in order. */
             steps: {
+              /** @description The call's arguments as the API received them. */
               args: {
                 [key: string]: unknown;
               };
+              /** @description When the action ran (RFC 3339). */
               at: string;
+              /** @description The tool called: the API operation (e.g. `click`, `type_text`). */
               function: string;
+              /** @description Position of the step in the trajectory, from 0. */
               index: number;
+              /** @description Where to download the PNG observed after the step; null if none. */
               screenshot_url: string | null;
             }[];
           };
@@ -1420,6 +1464,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The task id. */
         id: string;
       };
       cookie?: never;
@@ -1496,6 +1541,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The task id. */
         id: string;
       };
       cookie?: never;
@@ -1504,10 +1550,13 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description A grouping for people (e.g. `browser`). `null` removes it. */
           category?: string | null;
+          /** @description Shell script whose exit code 0 means success (reward 1). `null` removes it. */
           grader?: string | null;
           /** @description What the demonstrator is asked to do. */
           instruction?: string;
+          /** @description Shell script run before recording and before a replay. `null` removes it. */
           setup_script?: string | null;
         };
       };
@@ -1520,27 +1569,45 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Application state captured at save, for graders. */
             app_state: {
               [key: string]: unknown;
             } | null;
+            /** @description A grouping for people (e.g. `browser`, `office`); null when none. */
             category: string | null;
+            /** @description When the task was created. */
             created_at: string | null;
+            /** @description Shell script whose exit code 0 means success (reward 1). */
             grader: string | null;
+            /** @description The task has a grader script (a replay reports a reward). */
             has_grader: boolean;
+            /** @description The screen recording (MP4) of the session is finalized. */
             has_recording: boolean;
+            /** @description The task id (the Task resource's name). */
             id: string;
+            /** @description What the demonstrator was asked to do. */
             instruction: string;
+            /** @description `recording`, `saved`, `finalizing` (recording being closed), `ready` or `failed`; null before any. */
             phase: string | null;
+            /** @description Where to download the MP4 recording; null until finalized. */
             recording_url: string | null;
+            /** @description Shell script run before recording and before a replay. */
             setup_script: string | null;
+            /** @description Recorded actions in the trajectory. */
             step_count: number;
+            /** @description The recorded actions, in order. */
             steps: {
+              /** @description The call's arguments as the API received them. */
               args: {
                 [key: string]: unknown;
               };
+              /** @description When the action ran (RFC 3339). */
               at: string;
+              /** @description The tool called: the API operation (e.g. `click`, `type_text`). */
               function: string;
+              /** @description Position of the step in the trajectory, from 0. */
               index: number;
+              /** @description Where to download the PNG observed after the step; null if none. */
               screenshot_url: string | null;
             }[];
           };
@@ -1775,6 +1842,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description The reservation whose Macs run the replay; inferred as for a sandbox create when omitted. */
           reservation_id?: string;
         };
       };
@@ -1787,16 +1855,25 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description When the replay was started. */
             created_at: string | null;
+            /** @description The replay id (`rp-` and 32 hex digits). */
             id: string;
+            /** @description Why the replay failed, for people. */
             message: string | null;
+            /** @description The reservation whose Macs run it. */
             reservation_id: string;
+            /** @description The grader's result (0 to 1) once completed; null without a grader. */
             reward: number | null;
+            /** @description The sandbox the replay runs in; null until the reconciler names it. */
             sandbox_id: string | null;
             /** @description `pending`, `running`, `completed` or `failed`. */
             status: string;
+            /** @description Recorded actions replayed so far. */
             steps_done: number;
+            /** @description Recorded actions to replay. */
             steps_total: number | null;
+            /** @description The task replayed. */
             task_id: string;
           };
         };
@@ -1892,7 +1969,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description A task name (^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$). */
         id: string;
+        /** @description The step index, from 0 (`steps[].index` of the task). */
         index: number;
       };
       cookie?: never;
@@ -1999,99 +2078,151 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Who acted: `name` and `version`, optionally `model_name`. */
             agent: {
+              /** @description Extensions (sandbay: `kind: human_demonstration`). */
               extra?: {
                 [key: string]: unknown;
               };
+              /** @description The model the agent ran (optional). */
               model_name?: string;
+              /** @description The agent's name (`sandbay-collector` for a recorded demonstration). */
               name: string;
+              /** @description The agent's version. */
               version: string;
             };
+            /** @description A reference to a continued trajectory (optional in ATIF; sandbay sets none). */
             continued_trajectory_ref?: string;
+            /** @description Extensions: sandbay puts the task (`extra.task`, as in `task.json`) here. */
             extra?: {
               [key: string]: unknown;
             };
+            /** @description Totals over the trajectory (sandbay sets `total_steps`). */
             final_metrics?: {
+              /** @description Extensions. */
               extra?: {
                 [key: string]: unknown;
               };
+              /** @description Cached tokens over the whole trajectory. */
               total_cached_tokens?: number;
+              /** @description Completion tokens over the whole trajectory. */
               total_completion_tokens?: number;
+              /** @description Cost of the whole trajectory in US dollars. */
               total_cost_usd?: number;
+              /** @description Prompt tokens over the whole trajectory. */
               total_prompt_tokens?: number;
+              /** @description Steps in the trajectory. */
               total_steps?: number;
             };
+            /** @description Free-form notes for people. */
             notes?: string;
+            /** @description The format version, `ATIF-v1.<minor>` (sandbay exports `ATIF-v1.6`). */
             schema_version: string;
+            /** @description The session the trajectory records (sandbay: the task id). */
             session_id: string;
+            /** @description The steps in order (at least one; `step_id` from 1 without gaps). */
             steps: {
+              /** @description Extensions: sandbay puts the step `index` and the `screenshot` {url, bytes, sha256} here. */
               extra?: {
                 [key: string]: unknown;
               };
+              /** @description The step's message: a string, or (from v1.6) an array of content parts. */
               message:
                 | string
                 | (
                     | {
+                        /** @description The text. */
                         text: string;
-                        /** @enum {string} */
+                        /**
+                         * @description A text part.
+                         * @enum {string}
+                         */
                         type: 'text';
                       }
                     | {
+                        /** @description Where the image is: its media type and relative path. */
                         source: {
                           /** @description e.g. `image/png`. */
                           media_type: string;
                           /** @description Relative to `trajectory.json`, e.g. `images/step-0003.png`. */
                           path: string;
                         };
-                        /** @enum {string} */
+                        /**
+                         * @description An image part: the file lives beside `trajectory.json`.
+                         * @enum {string}
+                         */
                         type: 'image';
                       }
                   )[];
+              /** @description Metrics of the step (agent steps only). */
               metrics?: {
                 [key: string]: unknown;
               };
+              /** @description The model of an agent step (agent steps only). */
               model_name?: string;
+              /** @description What was observed after the tool calls (here the screenshot taken after the action). */
               observation?: {
+                /** @description The results observed after the step, one per answered tool call. */
                 results: {
+                  /** @description The observed content: a string, or (from v1.6) an array of content parts. */
                   content?:
                     | (
                         | string
                         | (
                             | {
+                                /** @description The text. */
                                 text: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description A text part.
+                                 * @enum {string}
+                                 */
                                 type: 'text';
                               }
                             | {
+                                /** @description Where the image is: its media type and relative path. */
                                 source: {
                                   /** @description e.g. `image/png`. */
                                   media_type: string;
                                   /** @description Relative to `trajectory.json`, e.g. `images/step-0003.png`. */
                                   path: string;
                                 };
-                                /** @enum {string} */
+                                /**
+                                 * @description An image part: the file lives beside `trajectory.json`.
+                                 * @enum {string}
+                                 */
                                 type: 'image';
                               }
                           )[]
                       )
                     | null;
+                  /** @description The `tool_call_id` this result answers (a tool call of its own step), or null. */
                   source_call_id?: string | null;
+                  /** @description References to trajectories of subagents (optional in ATIF; sandbay sets none). */
                   subagent_trajectory_ref?: {
                     [key: string]: unknown;
                   }[];
                 }[];
               };
+              /** @description The agent's reasoning for the step (agent steps only). */
               reasoning_content?: string;
+              /** @description The reasoning effort of the step (optional in ATIF). */
               reasoning_effort?: string | number;
+              /** @description Who produced the step: `system`, `user` (here the instruction) or `agent` (here each recorded action). */
               source: 'system' | 'user' | 'agent';
               /** @description From 1, strictly sequential. */
               step_id: number;
-              /** Format: date-time */
+              /**
+               * Format: date-time
+               * @description When the step happened (ISO-8601).
+               */
               timestamp?: string;
+              /** @description The tool calls the step made (agent steps only). */
               tool_calls?: {
+                /** @description The arguments of the call. */
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description The function (tool) called. */
                 function_name: string;
                 /** @description Unique in the trajectory. */
                 tool_call_id: string;
@@ -2149,7 +2280,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description ^rp-[0-9a-f]{32}$ */
+        /** @description The replay id, as the replay start answered it (^rp-[0-9a-f]{32}$). */
         replayID: string;
       };
       cookie?: never;
@@ -2163,16 +2294,25 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description When the replay was started. */
             created_at: string | null;
+            /** @description The replay id (`rp-` and 32 hex digits). */
             id: string;
+            /** @description Why the replay failed, for people. */
             message: string | null;
+            /** @description The reservation whose Macs run it. */
             reservation_id: string;
+            /** @description The grader's result (0 to 1) once completed; null without a grader. */
             reward: number | null;
+            /** @description The sandbox the replay runs in; null until the reconciler names it. */
             sandbox_id: string | null;
             /** @description `pending`, `running`, `completed` or `failed`. */
             status: string;
+            /** @description Recorded actions replayed so far. */
             steps_done: number;
+            /** @description Recorded actions to replay. */
             steps_total: number | null;
+            /** @description The task replayed. */
             task_id: string;
           };
         };
@@ -3941,13 +4081,20 @@ export interface operations {
              * @enum {unknown}
              */
             phase: 'setup' | 'recording';
+            /** @description The sandbox's MP4 recording of the collection. */
             recording_id: string | null;
+            /** @description When recording started; null during setup. */
             recording_started_at: string | null;
+            /** @description The sandbox the task is being collected on. */
             sandbox_id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the collection started.
+             */
             started_at: string;
             /** @description Steps recorded so far. */
             step_count: number;
+            /** @description The task being recorded. */
             task_id: string;
           };
         };
@@ -4032,13 +4179,20 @@ export interface operations {
              * @enum {unknown}
              */
             phase: 'setup' | 'recording';
+            /** @description The sandbox's MP4 recording of the collection. */
             recording_id: string | null;
+            /** @description When recording started; null during setup. */
             recording_started_at: string | null;
+            /** @description The sandbox the task is being collected on. */
             sandbox_id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the collection started.
+             */
             started_at: string;
             /** @description Steps recorded so far. */
             step_count: number;
+            /** @description The task being recorded. */
             task_id: string;
           };
         };
@@ -4176,27 +4330,45 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Application state captured at save, for graders. */
             app_state: {
               [key: string]: unknown;
             } | null;
+            /** @description A grouping for people (e.g. `browser`, `office`); null when none. */
             category: string | null;
+            /** @description When the task was created. */
             created_at: string | null;
+            /** @description Shell script whose exit code 0 means success (reward 1). */
             grader: string | null;
+            /** @description The task has a grader script (a replay reports a reward). */
             has_grader: boolean;
+            /** @description The screen recording (MP4) of the session is finalized. */
             has_recording: boolean;
+            /** @description The task id (the Task resource's name). */
             id: string;
+            /** @description What the demonstrator was asked to do. */
             instruction: string;
+            /** @description `recording`, `saved`, `finalizing` (recording being closed), `ready` or `failed`; null before any. */
             phase: string | null;
+            /** @description Where to download the MP4 recording; null until finalized. */
             recording_url: string | null;
+            /** @description Shell script run before recording and before a replay. */
             setup_script: string | null;
+            /** @description Recorded actions in the trajectory. */
             step_count: number;
+            /** @description The recorded actions, in order. */
             steps: {
+              /** @description The call's arguments as the API received them. */
               args: {
                 [key: string]: unknown;
               };
+              /** @description When the action ran (RFC 3339). */
               at: string;
+              /** @description The tool called: the API operation (e.g. `click`, `type_text`). */
               function: string;
+              /** @description Position of the step in the trajectory, from 0. */
               index: number;
+              /** @description Where to download the PNG observed after the step; null if none. */
               screenshot_url: string | null;
             }[];
           };
@@ -6117,6 +6289,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6124,6 +6297,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description A name for the recording (optional). */
           name?: string;
         };
       };
@@ -6136,15 +6310,28 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Size of the MP4 file in bytes. */
             bytes?: number;
+            /** @description Length of the recorded video in seconds. */
             duration_s?: number;
+            /** @description The recording id (names it in stop, info, delete and download). */
             id: string;
+            /** @description The name given at start (a generated one when none was given). */
             name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the recording started.
+             */
             started_at: string;
-            /** @enum {unknown} */
+            /**
+             * @description `recording` while it runs, `stopped` once its MP4 is complete, `failed` if the capture broke.
+             * @enum {unknown}
+             */
             state: 'recording' | 'stopped' | 'failed';
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it stopped; absent while it runs.
+             */
             stopped_at?: string;
           };
         };
@@ -6240,6 +6427,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6247,6 +6435,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description The recording to stop. */
           id: string;
         };
       };
@@ -6259,15 +6448,28 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Size of the MP4 file in bytes. */
             bytes?: number;
+            /** @description Length of the recorded video in seconds. */
             duration_s?: number;
+            /** @description The recording id (names it in stop, info, delete and download). */
             id: string;
+            /** @description The name given at start (a generated one when none was given). */
             name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the recording started.
+             */
             started_at: string;
-            /** @enum {unknown} */
+            /**
+             * @description `recording` while it runs, `stopped` once its MP4 is complete, `failed` if the capture broke.
+             * @enum {unknown}
+             */
             state: 'recording' | 'stopped' | 'failed';
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it stopped; absent while it runs.
+             */
             stopped_at?: string;
           };
         };
@@ -6363,6 +6565,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6376,15 +6579,28 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Size of the MP4 file in bytes. */
             bytes?: number;
+            /** @description Length of the recorded video in seconds. */
             duration_s?: number;
+            /** @description The recording id (names it in stop, info, delete and download). */
             id: string;
+            /** @description The name given at start (a generated one when none was given). */
             name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the recording started.
+             */
             started_at: string;
-            /** @enum {unknown} */
+            /**
+             * @description `recording` while it runs, `stopped` once its MP4 is complete, `failed` if the capture broke.
+             * @enum {unknown}
+             */
             state: 'recording' | 'stopped' | 'failed';
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it stopped; absent while it runs.
+             */
             stopped_at?: string;
           }[];
         };
@@ -6480,7 +6696,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The recording id, as `recording/start` returned it. */
         recordingID: string;
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6494,15 +6712,28 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Size of the MP4 file in bytes. */
             bytes?: number;
+            /** @description Length of the recorded video in seconds. */
             duration_s?: number;
+            /** @description The recording id (names it in stop, info, delete and download). */
             id: string;
+            /** @description The name given at start (a generated one when none was given). */
             name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the recording started.
+             */
             started_at: string;
-            /** @enum {unknown} */
+            /**
+             * @description `recording` while it runs, `stopped` once its MP4 is complete, `failed` if the capture broke.
+             * @enum {unknown}
+             */
             state: 'recording' | 'stopped' | 'failed';
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it stopped; absent while it runs.
+             */
             stopped_at?: string;
           };
         };
@@ -6598,7 +6829,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The recording id, as `recording/start` returned it. */
         recordingID: string;
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
@@ -6703,7 +6936,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The recording id, as `recording/start` returned it. */
         recordingID: string;
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
         sandboxID: string;
       };
       cookie?: never;
