@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { CHROMIUM_ARGS } from '../test/support/browser.ts';
 import { chromium, type BrowserContext } from 'playwright-core';
 import type { Rate } from '../crds/index.ts';
 import { startServer } from '../api/server.ts';
@@ -34,17 +35,7 @@ const server = await startServer({
   logger: pino({ level: 'silent' }),
 });
 const key = await seedAccount(server.store, 'bench', 1_000_000);
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-  ],
-});
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 
 interface Load {
   fcp: number;

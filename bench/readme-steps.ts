@@ -9,10 +9,10 @@
 //   node bench/readme-steps.ts --rounds 5
 //
 // Runs as root (the linux driver). Prints a markdown table: per command, median and worst over rounds.
-import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Shell, walkthroughBlocks } from '../test/support/readme.ts';
+import { readmeCheckout, Shell, walkthroughBlocks } from '../test/support/readme.ts';
 import { startServerProcess, stopServerProcess } from '../test/support/server-process.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -66,11 +66,7 @@ function durations(block: number, stderr: string, endNs: bigint): Timed[] {
 async function round(): Promise<Timed[]> {
   const scratch = await mkdtemp(join(tmpdir(), 'sandbay-readme-bench-'));
   const server = await startServerProcess(join(scratch, 'server-data'));
-  const work = join(scratch, 'checkout');
-  await mkdir(work);
-  await symlink(join(ROOT, 'node_modules'), join(work, 'node_modules'));
-  await symlink(join(ROOT, 'cli'), join(work, 'cli'));
-  await symlink(join(scratch, 'server-data'), join(work, 'data'));
+  const work = await readmeCheckout(ROOT, scratch, join(scratch, 'server-data'));
   const shell = new Shell(work, {
     PATH: process.env.PATH,
     HOME: process.env.HOME,

@@ -4,12 +4,12 @@
 // - docs/img/live-view.png: the viewer link of step 5 opened in headless Chromium.
 //
 //   node scripts/readme-screenshots.ts        (as root, like `npm start`; about a minute)
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import sharp from 'sharp';
-import { Shell, walkthroughBlocks } from '../test/support/readme.ts';
+import { launchIsolatedChromium } from '../test/support/browser.ts';
+import { readmeCheckout, Shell, walkthroughBlocks } from '../test/support/readme.ts';
 import { startServerProcess, stopServerProcess } from '../test/support/server-process.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -25,11 +25,7 @@ async function writePng(file: string, png: Buffer): Promise<void> {
 
 const scratch = await mkdtemp(join(tmpdir(), 'sandbay-readme-shots-'));
 const server = await startServerProcess(join(scratch, 'server-data'));
-const work = join(scratch, 'checkout');
-await mkdir(work);
-await symlink(join(ROOT, 'node_modules'), join(work, 'node_modules'));
-await symlink(join(ROOT, 'cli'), join(work, 'cli'));
-await symlink(join(scratch, 'server-data'), join(work, 'data'));
+const work = await readmeCheckout(ROOT, scratch, join(scratch, 'server-data'));
 const shell = new Shell(work, {
   PATH: process.env.PATH,
   HOME: process.env.HOME,
@@ -37,17 +33,11 @@ const shell = new Shell(work, {
 });
 const port = new URL(server.url).port;
 const blocks = walkthroughBlocks(await readFile(join(ROOT, 'README.md'), 'utf8'), port);
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-  ],
-});
+// In a network namespace of its own: a VM booting meanwhile would fail its page loads (ERR_NETWORK_CHANGED).
+const isolated = await launchIsolatedChromium(
+  [server.url, server.adminUrl].map((u) => Number(new URL(u).port)),
+);
+const browser = isolated.browser;
 try {
   await mkdir(OUT, { recursive: true });
   const run = async (i: number): Promise<string> => {
@@ -75,7 +65,7 @@ try {
   await page.close();
   await run(6);
 } finally {
-  await browser.close();
+  await isolated.close();
   shell.close();
   await stopServerProcess(server);
   await rm(scratch, { recursive: true, force: true });

@@ -4,12 +4,12 @@
 // this test: the ports (`localhost:8080` → this server's; the CLI finds the admin port in SANDBAY_URL)
 // and `data/` (a link to this server's data dir, in the scratch dir the blocks run in). Each step's
 // result is checked by its effect.
-import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Shell, walkthroughBlocks } from './support/readme.ts';
+import { readmeCheckout, Shell, walkthroughBlocks } from './support/readme.ts';
 import { startServerProcess, stopServerProcess, type ServerProcess } from './support/server-process.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -26,11 +26,7 @@ beforeAll(async () => {
   port = new URL(server.url).port;
   // The blocks run where a user runs them, in a checkout: node_modules/ and cli/ as in the repo,
   // data/ the server's.
-  const work = join(scratch, 'checkout');
-  await mkdir(work);
-  await symlink(join(ROOT, 'node_modules'), join(work, 'node_modules'));
-  await symlink(join(ROOT, 'cli'), join(work, 'cli'));
-  await symlink(join(scratch, 'server-data'), join(work, 'data'));
+  const work = await readmeCheckout(ROOT, scratch, join(scratch, 'server-data'));
   shell = new Shell(work, { PATH: process.env.PATH, HOME: process.env.HOME, SANDBAY_URL: server.adminUrl });
   blocks = walkthroughBlocks(await readFile(join(ROOT, 'README.md'), 'utf8'), port);
 }, 120_000);

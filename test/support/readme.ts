@@ -2,6 +2,21 @@
 // (so the variables one block sets reach the next). Used by test/readme-walkthrough.test.ts and
 // scripts/readme-screenshots.ts. `port` replaces the README's `localhost:8080` with a server's own.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdir, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * Where the blocks run: `scratch/checkout`, a checkout as a user has it (the repository's
+ * node_modules/ and cli/, linked) whose data/ is the server's data dir. Returns its path.
+ */
+export async function readmeCheckout(root: string, scratch: string, serverDataDir: string): Promise<string> {
+  const work = join(scratch, 'checkout');
+  await mkdir(work);
+  await symlink(join(root, 'node_modules'), join(work, 'node_modules'));
+  await symlink(join(root, 'cli'), join(work, 'cli'));
+  await symlink(serverDataDir, join(work, 'data'));
+  return work;
+}
 
 /** The fenced `sh` blocks of the README's walkthrough section, in order. */
 export function walkthroughBlocks(readme: string, port?: string): string[] {
