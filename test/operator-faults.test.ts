@@ -2,7 +2,8 @@
 // down, its sandboxes fail, creates go elsewhere or get no_warm_vm; when it answers again its pool
 // is rebuilt. Nothing is double-claimed, nothing leaks.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Mini, Sandbox, VM } from '../crds/index.ts';
+import { API_VERSION, type Mini, type Sandbox, type VM } from '../crds/index.ts';
+import { BOOT_ANNOTATION } from '../operator/sandbox/place.ts';
 import { startReservedFleet, waitFor, type SimFleet } from './operator-fixtures.ts';
 
 let f: SimFleet;
@@ -196,6 +197,57 @@ describe('host faults', () => {
       );
     }, 'the orphan claim released and the VM warm again');
     await f.poolsReady();
+    await consistent(['mini-1']);
+  });
+
+  it('a claimed VM waiting for room does not hold up the re-clone of a released VM that makes the room', async () => {
+    // The state a crash left in a soak run: a released VM still running on the Mac at its old
+    // sandbox's size (to be re-cloned), beside a VM claimed by a sandbox that needs a cold boot and
+    // the room the released one holds. The boot used to end each pool pass before the re-clone, so
+    // the sandbox stayed booting for good.
+    await reserved(1);
+    const a = await create(); // 5 vCPU, warm
+    const vms = await f.vms('mini-1');
+    const released = vms.find((vm) => vm.metadata.name === a.status!.vm)!;
+    const claimed = vms.find((vm) => vm.metadata.name !== a.status!.vm)!;
+    await f.stopOperator();
+
+    // A's VM released (marked used, claim cleared) and A gone, as a deletion a crash cut short leaves it.
+    const marked = await f.store.updateStatus<VM>({
+      ...released,
+      status: { ...released.status, sandbox: `acme/${a.metadata.name}`, phase: 'occupied' },
+    });
+    const { sandbox: _claim, ...unclaimed } = marked.spec;
+    await f.store.update<VM>({ ...marked, spec: unclaimed });
+    const aNow = (await sandbox(a.metadata.name))!;
+    await f.store.update<Sandbox>({ ...aNow, metadata: { ...aNow.metadata, finalizers: [] } });
+    await f.store.delete({ kind: 'Sandbox', namespace: 'acme', name: a.metadata.name });
+    // B (7 vCPU) claimed the other VM, its status not written yet: 5 (released, running) + 7 > 10.
+    const b = await f.store.create<Sandbox>({
+      apiVersion: API_VERSION,
+      kind: 'Sandbox',
+      metadata: { name: 'sb-0000000000000000000000000000b007', namespace: 'acme' },
+      spec: { reservation: 'r1', cpu: 7, memoryGiB: 8, ephemeral: false },
+    });
+    await f.store.update<VM>({
+      ...claimed,
+      metadata: {
+        ...claimed.metadata,
+        annotations: { ...claimed.metadata.annotations, [BOOT_ANNOTATION]: 'cold' },
+      },
+      spec: { ...claimed.spec, sandbox: `acme/${b.metadata.name}`, cpu: 7, memoryGiB: 8 },
+    });
+
+    await f.restartOperator();
+    const running = await waitFor(async () => {
+      const s = await sandbox(b.metadata.name);
+      return s?.status?.phase === 'running' ? s : undefined;
+    }, 'the sandbox needing the room to run');
+    expect(running.status?.vm).toBe(claimed.metadata.name);
+    const onHost = f.sim.inspect(f.addressOf('mini-1'))!.vms;
+    expect(onHost.find((v) => v.name === claimed.metadata.name)).toMatchObject({ state: 'running', cpu: 7 });
+    const running7 = onHost.filter((v) => v.state === 'running').reduce((sum, v) => sum + v.cpu, 0);
+    expect(running7).toBeLessThanOrEqual(10);
     await consistent(['mini-1']);
   });
 });

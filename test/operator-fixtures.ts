@@ -87,6 +87,8 @@ export interface SimFleet extends TempStore {
   /** Waits until every Mini's free slots hold warm VMs of its profile (or stopped ones, if allowed). */
   poolsReady(minis?: string[], opts?: { allowStopped?: boolean }): Promise<void>;
   stopOperator(): Promise<void>;
+  /** Starts the operator again on the same store, Macs and clock (after stopOperator: a restart). */
+  restartOperator(): Promise<void>;
 }
 
 let sandboxSeq = 0;
@@ -102,6 +104,14 @@ export async function startSimFleet(
   const clock = opts.clock ?? new FakeClock();
   const sim = createSimDriver({ timings: ZERO_TIMINGS, ...opts.sim });
   const addresses = new Map<string, string>();
+  const operatorOptions: StartOperatorOptions = {
+    store: t.store,
+    drivers: { sim },
+    blobDir: path.join(t.dir, 'blobs'),
+    clock,
+    settings: { heartbeatMs: 60_000, probeRetryMs: 1_000 },
+    ...opts.operator,
+  };
   const fleet: SimFleet = {
     ...t,
     sim,
@@ -209,6 +219,9 @@ export async function startSimFleet(
     async stopOperator() {
       await fleet.op.stop();
     },
+    async restartOperator() {
+      fleet.op = await startOperator(operatorOptions);
+    },
     async cleanup() {
       await fleet.op?.stop();
       await sim.close();
@@ -216,14 +229,7 @@ export async function startSimFleet(
     },
   };
   for (const m of minis) await fleet.addMini(m);
-  fleet.op = await startOperator({
-    store: t.store,
-    drivers: { sim },
-    blobDir: path.join(t.dir, 'blobs'),
-    clock,
-    settings: { heartbeatMs: 60_000, probeRetryMs: 1_000 },
-    ...opts.operator,
-  });
+  fleet.op = await startOperator(operatorOptions);
   return fleet;
 }
 

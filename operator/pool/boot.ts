@@ -20,6 +20,18 @@ class BootFailure extends Error {
   }
 }
 
+/**
+ * A cold boot that waits for room on its Mac: the rest of the pool pass (stopping aside, re-cloning a
+ * released VM still running at its sandbox's size, finishing a clone a crash cut short) is what makes
+ * it, so the pass goes on and the boot is tried again after it.
+ */
+export class WaitingForRoom extends Error {}
+
+/** A boot that will go once room is made: this pass's later steps, or VMs being stopped aside. */
+export function isRoomWait(err: unknown): boolean {
+  return err instanceof WaitingForRoom || (err instanceof DriverError && err.code === 'capacity');
+}
+
 /** Claimed VMs whose boot for the current claim has neither finished nor failed. */
 export function pendingBoots(vms: VM[]): VM[] {
   return vms.filter((vm) => {
@@ -107,8 +119,8 @@ async function coldBoot(ctx: OperatorContext, vm: VM, view: HostView): Promise<v
     await guard('boot_failed', () => view.resize(name, size));
   }
   if (!view.roomFor(name, size)) {
-    // The warm VMs beside it are being stopped aside first; the next pass boots it.
-    throw new Error(`VM ${name}: waiting for room to run ${size.cpu} vCPU / ${size.memoryGiB} GiB`);
+    // The warm VMs beside it are stopped aside, or re-cloned, by this pass; the next one boots it.
+    throw new WaitingForRoom(`VM ${name}: waiting for room to run ${size.cpu} vCPU / ${size.memoryGiB} GiB`);
   }
   await guard(restore ? 'snapshot_startup_failed' : 'boot_failed', () => view.start(name));
 }

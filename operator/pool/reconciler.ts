@@ -11,7 +11,7 @@ import { holdsPlace, miniView, poolPlan, sandboxUse, type SandboxUse } from '../
 import { Indexes, type OperatorContext } from '../context.ts';
 import { isUnreachable } from '../mini/hosts.ts';
 import type { ReconcileFn, ReconcileResult } from '../runtime/index.ts';
-import { bootClaimed, pendingBoots } from './boot.ts';
+import { bootClaimed, isRoomWait, pendingBoots } from './boot.ts';
 import {
   collectGarbage,
   dropFinalizer,
@@ -105,8 +105,17 @@ async function reconcileUp(ctx: OperatorContext, mini: Mini): Promise<ReconcileR
     const vm = ctx.informers.vms.get(vmName);
     if (vm) await stopAside(ctx, vm, view);
   }
+  // A boot that waits for room does not end the pass: the steps below may be what makes the room (a
+  // released VM still running at its sandbox's size is re-cloned there; a crash left one half-cloned).
+  // Ending the pass here waited forever for room that only the rest of the pass could free.
+  let waiting: unknown;
   for (const vm of pendingBoots(vmsOf(ctx, name))) {
-    await bootClaimed(ctx, ctx.informers.vms.get(vm.metadata.name) ?? vm, view);
+    try {
+      await bootClaimed(ctx, ctx.informers.vms.get(vm.metadata.name) ?? vm, view);
+    } catch (err) {
+      if (!isRoomWait(err)) throw err;
+      waiting ??= err;
+    }
   }
   const recloned = new Set<string>();
   for (const action of plan.clone) {
@@ -124,5 +133,6 @@ async function reconcileUp(ctx: OperatorContext, mini: Mini): Promise<ReconcileR
     const vm = ctx.informers.vms.get(vmName);
     if (vm) await returnToPool(ctx, vm, view);
   }
+  if (waiting) throw waiting; // tried again with backoff (and at once on the VMs' own changes)
   return undefined;
 }
