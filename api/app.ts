@@ -11,7 +11,6 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Store } from '../store/store.ts';
 import type { BlobStore } from '../operator/blob-store.ts';
@@ -27,6 +26,7 @@ import { ApiMetrics } from './metrics.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
 import { actRoutes } from './routes/act.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
+import { RequestRateLimiter, type RateLimit } from './rate-limit.ts';
 import { accountKeyRoutes } from './routes/account-keys.ts';
 import { accountRoutes } from './routes/account.ts';
 import { platformEventRoutes } from './routes/platform-events.ts';
@@ -90,7 +90,7 @@ export interface CustomerAppOptions {
    */
   dashboardSecret?: Buffer;
   /** Requests per key (per client IP without a key) and window; `false` turns the limit off. */
-  rateLimit?: { max: number; timeWindowMs: number } | false;
+  rateLimit?: RateLimit | false;
   /** Snapshots an account may keep (count; bytes before a new capture). */
   snapshotQuota?: SnapshotQuota;
   /** Recordings an account's running sandboxes may hold (count; bytes before a new one). */
@@ -122,7 +122,7 @@ export interface CustomerAppOptions {
   informers?: Informers;
 }
 
-export const DEFAULT_RATE_LIMIT = { max: 6000, timeWindowMs: 60_000 };
+export const DEFAULT_RATE_LIMIT: RateLimit = { max: 6000, timeWindowMs: 60_000 };
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
 const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000;
@@ -233,19 +233,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   if (opts.storageGuard) app.addHook('onRequest', storageGuardHook(opts.storageGuard));
   app.addHook('onResponse', metrics.observe);
   const limit = opts.rateLimit === undefined ? DEFAULT_RATE_LIMIT : opts.rateLimit;
-  if (limit) {
-    await app.register(rateLimit, {
-      global: true,
-      // After authentication, so that the limit is per key, not per address; before the routes'
-      // preHandlers, so that a 429 is never recorded as an Idempotency-Key's answer.
-      hook: 'preValidation',
-      max: limit.max,
-      timeWindow: limit.timeWindowMs,
-      keyGenerator: (request) => request.principal?.keyName ?? request.ip,
-      errorResponseBuilder: (_request, context) =>
-        new ApiError('rate_limited', `At most ${context.max} requests per ${context.after}; retry later.`),
-    });
-  }
+  if (limit) app.addHook('preValidation', new RequestRateLimiter(limit).hook);
 
   await registerOpenApi(app);
   const routeOpts = { ctx };

@@ -1,8 +1,10 @@
 // Customer API benchmark on real desktops (linux driver under the real operator, one process, as
 // `sandbay server` runs), each figure next to its peer measured in the same run:
 // 1. warm create, POST /v1/sandboxes → 201 (target p50 ≤ 50 ms, p99 ≤ 150 ms);
-// 2. authenticated GET /v1/sandboxes/{id} with autocannon, next to a bare Fastify route answering a
-//    constant (target ≥ 60 % of its req/s, p99 ≤ 10 ms); autocannon runs in its own process;
+// 2. authenticated GET /v1/sandboxes/{id} with autocannon (its own process), next to a bare Fastify
+//    route answering a constant and one answering the same JSON with the same response schema, in
+//    many short interleaved rounds: the median of per-round ratios and the server's CPU time per
+//    request (target ≥ 75 % of bare's req/s, p99 ≤ 5 ms; method at `benchGet`);
 // 3. a screenshot through the API next to the driver's guest.screenshot() on the same VM;
 // 4. VNC: full raw framebuffer updates and the round trip of a small update, through the /vnc
 //    WebSocket proxy next to the VM's x11vnc directly (target ≥ 90 %, ≤ 1 ms added) and next to a
@@ -10,10 +12,10 @@
 //
 //   node bench/api.ts            (about two minutes)
 //   node bench/api.ts --quick    (a smoke run)
+//   node bench/api.ts --only get (one section; also create, burst, agent, screenshot, vnc)
 //
 // Runs as root (the linux driver creates VM users). Prints a markdown table.
 import { execFile } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
 import { connect as tcpConnect, createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
@@ -24,14 +26,12 @@ import sharp, { type PngOptions } from 'sharp';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Worker } from 'node:worker_threads';
 import type { Sandbox } from '../crds/index.ts';
-import { buildCustomerApp } from '../api/app.ts';
 import { SandboxInfoSchema } from '../api/schemas/sandboxes.ts';
 import { relay } from '../api/ws/relay.ts';
 import { greetViewer, loginToVm } from '../api/ws/vnc-proxy.ts';
-import { createLinuxDriver } from '../hosts/linux/index.ts';
 import { bgrxToRgb, bgrxToRgbBytes } from '../hosts/linux/screen-capture.ts';
-import { startOperator } from '../operator/index.ts';
-import { openStore, seedAccount, tempDir, waitFor } from '../test/api-harness.ts';
+import { seedAccount, startLinuxApiStack, waitFor } from '../test/api-harness.ts';
+import { apiCall } from '../test/support/api-call.ts';
 import type { PathResult, ViewerJob, ViewerPath } from './api-vnc-viewer.ts';
 import { benchBurst } from './api-burst.ts';
 
@@ -72,7 +72,11 @@ interface Cannon {
 }
 
 /** autocannon in its own process, so the load generator does not share the server's event loop. */
-async function autocannon(url: string, headers: Record<string, string> = {}): Promise<Cannon> {
+async function autocannon(
+  url: string,
+  headers: Record<string, string> = {},
+  seconds = AUTOCANNON_S,
+): Promise<Cannon> {
   const cli = path.join(import.meta.dirname, '..', 'node_modules', 'autocannon', 'autocannon.js');
   const args = [
     cli,
@@ -80,7 +84,7 @@ async function autocannon(url: string, headers: Record<string, string> = {}): Pr
     '-c',
     '10',
     '-d',
-    String(AUTOCANNON_S),
+    String(seconds),
     ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]),
     url,
   ];
@@ -99,26 +103,13 @@ async function autocannon(url: string, headers: Record<string, string> = {}): Pr
 }
 
 async function main(): Promise<void> {
-  const tmp = await tempDir('sandbay-bench-api-');
-  const store = await openStore(tmp.dir);
-  const driver = createLinuxDriver({ dataDir: path.join(tmp.dir, 'linux'), discardOnClose: true });
-  await mkdir(path.join(tmp.dir, 'blobs'));
-  const operator = await startOperator({
-    store,
-    drivers: { linux: driver },
-    blobDir: path.join(tmp.dir, 'blobs'),
-    localMini: true,
-  });
   // The rate limit stays on (its cost is part of every request), set high enough not to refuse.
-  const app = await buildCustomerApp({
-    store,
-    drivers: { linux: driver },
+  const stack = await startLinuxApiStack('sandbay-bench-api-', {
+    rateLimit: { max: 1e9, timeWindowMs: 60_000 },
     bootId: 'bench',
     environment: 'bench',
-    rateLimit: { max: 1e9, timeWindowMs: 60_000 },
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const { store, driver, base } = stack;
   const bare = Fastify();
   bare.get('/constant', async () => ({ ok: true }));
   // A second peer: the same sandbox-info body with the same response schema, no auth, no store.
@@ -129,12 +120,8 @@ async function main(): Promise<void> {
   const key = await seedAccount(store, 'bench', 1e9);
   const auth = { authorization: `Bearer ${key}` };
   const api = async (method: string, url: string, body?: unknown) => {
-    const res = await fetch(`${base}${url}`, {
-      method,
-      headers: { ...auth, ...(body !== undefined && { 'content-type': 'application/json' }) },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
+    const r = await apiCall(base, key, method, url, body);
+    return { status: r.status, body: r.bytes };
   };
   const json = async (method: string, url: string, body?: unknown) =>
     JSON.parse((await api(method, url, body)).body.toString());
@@ -183,25 +170,19 @@ async function main(): Promise<void> {
     await waitFor(async () => (await warmVms()) >= 2, 'the pool to refill', 60_000);
     const sb = (await json('POST', '/v1/sandboxes', {})).sandbox_id as string;
 
-    // 2. authenticated GET next to a bare route
+    // 2. authenticated GET next to a bare route (method: benchGet below)
     if (section('get')) {
       await autocannon(bareUrl); // warm-up of both servers
       await autocannon(`${base}/v1/sandboxes/${sb}`, auth);
       sameBody = await json('GET', `/v1/sandboxes/${sb}`);
-      // Five rounds, each peer next to the API in the same round: the machine's load moves between
-      // rounds, the ratio within one is what counts.
-      for (let round = 1; round <= (QUICK ? 1 : 5); round++) {
-        const b = await autocannon(bareUrl);
-        const same = await autocannon(bareUrl.replace('/constant', '/same-body'));
-        const a = await autocannon(`${base}/v1/sandboxes/${sb}`, auth);
-        if (a.non2xx || a.errors) throw new Error(`GET sandbox: ${a.non2xx} non-2xx, ${a.errors} errors`);
-        rows.push(
-          `| round ${round}: bare Fastify route (constant JSON), autocannon -c 10 | ${Math.round(b.rps)} req/s | p99 ${b.p99} ms | p50 ${b.p50} ms | peer |`,
-          `| round ${round}: bare Fastify, same sandbox-info JSON (response schema) | ${Math.round(same.rps)} req/s | p99 ${same.p99} ms | ${((same.rps / b.rps) * 100).toFixed(0)} % of bare | peer: framework + body size |`,
-          `| round ${round}: authenticated GET /v1/sandboxes/{id}, autocannon -c 10 | ${Math.round(a.rps)} req/s | p99 ${a.p99} ms | **${((a.rps / b.rps) * 100).toFixed(0)} %** of bare, ${((a.rps / same.rps) * 100).toFixed(0)} % of same-body | target ≥ 75 %, p99 ≤ 5 ms |`,
-          `| round ${round}: server CPU per request (main thread): bare / same-body / GET | ${b.cpuUsPerRequest.toFixed(0)} / ${same.cpuUsPerRequest.toFixed(0)} / ${a.cpuUsPerRequest.toFixed(0)} µs | | bare is **${((b.cpuUsPerRequest / a.cpuUsPerRequest) * 100).toFixed(0)} %** of GET's CPU; load ${loadavg()[0]!.toFixed(1)} | less load-sensitive than req/s |`,
-        );
-      }
+      rows.push(
+        ...(await benchGet({
+          bare: bareUrl,
+          sameBody: bareUrl.replace('/constant', '/same-body'),
+          get: `${base}/v1/sandboxes/${sb}`,
+          auth,
+        })),
+      );
     }
 
     // 3. screenshot through the API next to the driver
@@ -282,17 +263,75 @@ async function main(): Promise<void> {
       rows.push(...(await benchVnc(vnc, `${base.replace('http', 'ws')}${link.vnc_url}`)));
     }
   } finally {
-    await app.close();
     await bare.close();
-    await operator.stop();
-    await driver.close();
-    await store.close();
-    await tmp.cleanup();
+    await stack.close();
   }
   console.log('| what | median / rate | p99 / other | notes | target |');
   console.log('|---|---:|---:|---|---|');
   for (const r of rows) console.log(r);
 }
+
+// ---- the authenticated GET against its peers (section 2) ----
+// The bench process serves the three apps and shares two cores with autocannon (its own process)
+// and whatever else runs, so a peer's own rate swings between moments (39k–76k req/s seen on a
+// quiet machine): a ratio of two long runs taken at different moments measures the moment. Instead,
+// many short pairs: each round runs bare, same-body and GET back to back for ROUND_S seconds each,
+// in an order that rotates from round to round (no peer always first or last), and yields a ratio
+// per round from runs seconds apart. The summary is the median of those per-round ratios (with
+// their range), and next to it the server's main-thread CPU time per request, which depends far
+// less on what else the machine does than req/s. Every round is printed, bad ones too.
+const GET_ROUNDS = QUICK ? 3 : 15;
+const ROUND_S = QUICK ? 1 : 2;
+
+async function benchGet(urls: {
+  bare: string;
+  sameBody: string;
+  get: string;
+  auth: Record<string, string>;
+}): Promise<string[]> {
+  type Peer = 'bare' | 'same' | 'get';
+  const run = (peer: Peer): Promise<Cannon> =>
+    peer === 'bare'
+      ? autocannon(urls.bare, {}, ROUND_S)
+      : peer === 'same'
+        ? autocannon(urls.sameBody, {}, ROUND_S)
+        : autocannon(urls.get, urls.auth, ROUND_S);
+  const orders: Peer[][] = [
+    ['bare', 'same', 'get'],
+    ['get', 'bare', 'same'],
+    ['same', 'get', 'bare'],
+  ];
+  const rows: string[] = [];
+  const ratio: number[] = [];
+  const ratioSame: number[] = [];
+  const cpu: Record<Peer, number[]> = { bare: [], same: [], get: [] };
+  const p99: number[] = [];
+  const loads: number[] = [];
+  for (let round = 1; round <= GET_ROUNDS; round++) {
+    const r = {} as Record<Peer, Cannon>;
+    for (const peer of orders[round % orders.length]!) r[peer] = await run(peer);
+    const { bare: b, same, get: a } = r;
+    if (a.non2xx || a.errors) throw new Error(`GET sandbox: ${a.non2xx} non-2xx, ${a.errors} errors`);
+    ratio.push(a.rps / b.rps);
+    ratioSame.push(a.rps / same.rps);
+    for (const peer of ['bare', 'same', 'get'] as const) cpu[peer].push(r[peer].cpuUsPerRequest);
+    p99.push(a.p99);
+    loads.push(loadavg()[0]!);
+    rows.push(
+      `| GET round ${round}: bare / same-body / authenticated GET, ${ROUND_S} s each, autocannon -c 10 | ${Math.round(b.rps)} / ${Math.round(same.rps)} / ${Math.round(a.rps)} req/s | p99 ${b.p99} / ${same.p99} / ${a.p99} ms | GET **${pct(a.rps / b.rps)}** of bare, ${pct(a.rps / same.rps)} of same-body; CPU ${b.cpuUsPerRequest.toFixed(1)} / ${same.cpuUsPerRequest.toFixed(1)} / ${a.cpuUsPerRequest.toFixed(1)} µs per request (GET ${(a.cpuUsPerRequest / b.cpuUsPerRequest).toFixed(2)}× bare); load ${loadavg()[0]!.toFixed(1)} | |`,
+    );
+  }
+  const range = (v: number[]) => `${pct(Math.min(...v))}–${pct(Math.max(...v))}`;
+  const cpuRatio = cpu.get.map((g, i) => g / cpu.bare[i]!);
+  const us = (v: number[]) => percentile(v, 50).toFixed(1);
+  rows.push(
+    `| **authenticated GET /v1/sandboxes/{id} vs bare Fastify**: median of ${GET_ROUNDS} per-round ratios (req/s) | **${pct(percentile(ratio, 50))}** of bare | p99 ≤ ${Math.max(...p99)} ms (max over rounds) | rounds ${range(ratio)}; ${ratio.filter((x) => x >= 0.75).length} of ${GET_ROUNDS} rounds ≥ 75 %; of same-body: median ${pct(percentile(ratioSame, 50))} (${range(ratioSame)}); load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} | target ≥ 75 %, p99 ≤ 5 ms |`,
+    `| server main-thread CPU per request (median over rounds): bare / same-body / GET | ${us(cpu.bare)} / ${us(cpu.same)} / ${us(cpu.get)} µs | GET **${percentile(cpuRatio, 50).toFixed(2)}×** bare (rounds ${Math.min(...cpuRatio).toFixed(2)}–${Math.max(...cpuRatio).toFixed(2)}×) | less load-sensitive than req/s | target ≤ ~1.3× |`,
+  );
+  return rows;
+}
+
+const pct = (x: number): string => `${(x * 100).toFixed(0)} %`;
 
 /** Sequential timed calls from their own thread (bench/api-step-client.ts). */
 function stepFromWorker(job: {
