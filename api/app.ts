@@ -10,18 +10,19 @@ import Fastify, {
   type FastifyPluginAsync,
   type FastifyReply,
   type FastifyRequest,
+  type onRequestHookHandler,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Store } from '../store/store.ts';
 import type { BlobStore } from '../operator/blob-store.ts';
 import { systemClock, type Clock } from '../operator/runtime/clock.ts';
-import { authHook } from './auth.ts';
+import { authHook, routeAuthOf, type RouteAuth } from './auth.ts';
 import { AuthFailureLimiter, DEFAULT_AUTH_FAILURE_LIMITS, type AuthFailureLimits } from './auth-failures.ts';
 import { ApiError, errorHandler, notFoundHandler } from './errors.ts';
 import { sweepExpiredRecords } from './idempotency.ts';
 import { replicaIdentity, ReplicaHeartbeat } from './replica-lease.ts';
 import type { RecordingQuota, SnapshotQuota } from './services/quotas.ts';
-import { storageGuardHook, type StorageGuardOptions } from './storage-guard.ts';
+import { storageGuardHook, writesToDataDir, type StorageGuardOptions } from './storage-guard.ts';
 import { ApiMetrics } from './metrics.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
 import { actRoutes } from './routes/act.ts';
@@ -226,14 +227,33 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
-  app.addHook(
-    'onRequest',
-    authHook(reads, () => clock.now(), authFailures, sessions),
-  );
-  if (opts.storageGuard) app.addHook('onRequest', storageGuardHook(opts.storageGuard));
-  app.addHook('onResponse', metrics.observe);
+  app.addHook('onResponse', metrics.observeUnmatched);
+  // The hooks that depend on the route are attached to each route as it is added, so that a request
+  // pays only for what its route needs and nothing is decided per request: authentication unless
+  // the route is public, then the storage guard on the routes that write to the data directory;
+  // the rate limit (after authentication, so that it counts per key; before the routes'
+  // preHandlers, so that a 429 is never recorded as an Idempotency-Key's answer); the metrics.
   const limit = opts.rateLimit === undefined ? DEFAULT_RATE_LIMIT : opts.rateLimit;
-  if (limit) app.addHook('preValidation', new RequestRateLimiter(limit).hook);
+  const limiter = limit ? new RequestRateLimiter(limit) : undefined;
+  const guard = opts.storageGuard && storageGuardHook(opts.storageGuard);
+  const authHooks = new Map<RouteAuth, onRequestHookHandler>();
+  const authFor = (auth: Exclude<RouteAuth, 'public'>): onRequestHookHandler => {
+    let hook = authHooks.get(auth);
+    if (!hook) authHooks.set(auth, (hook = authHook(auth, reads, () => clock.now(), authFailures, sessions)));
+    return hook;
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const auth = routeAuthOf(route.url, route.config as { auth?: RouteAuth } | undefined);
+    const first: onRequestHookHandler[] = [
+      ...(auth === 'public' ? [] : [authFor(auth)]),
+      ...(guard && methods.some((m) => writesToDataDir(m, route.url)) ? [guard] : []),
+    ];
+    // New arrays, never pushed into: Fastify copies a GET route's options for its HEAD route.
+    route.onRequest = [...first, ...hooksOf(route.onRequest)];
+    if (limiter) route.preValidation = [limiter.hook, ...hooksOf(route.preValidation)];
+    route.onResponse = [...hooksOf(route.onResponse), metrics.observerOf(route.url)];
+  });
 
   await registerOpenApi(app);
   const routeOpts = { ctx };
@@ -327,6 +347,11 @@ function setJsonParser(app: FastifyInstance): void {
       done(new ApiError('invalid_json'), undefined);
     }
   });
+}
+
+/** A route option's hooks as an array (Fastify takes one function or an array). */
+function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }
 
 function refusePrototypeKeys(key: string, value: unknown): unknown {

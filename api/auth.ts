@@ -169,19 +169,21 @@ export async function authenticateSession(
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * An onRequest hook authenticating every matched route that is not public. With `failures`, an
- * address that failed too often is refused (429) before its key is even looked at. With `sessions`,
- * a request without an `Authorization` header may authenticate with the dashboard's session cookie.
+ * The onRequest hook authenticating the routes that admit `auth` callers (attached to each route
+ * that is not public, see `routeAuthOf`). With `failures`, an address that failed too often is
+ * refused (429) before its key is even looked at. With `sessions`, a request without an
+ * `Authorization` header may authenticate with the dashboard's session cookie.
  * A callback hook: a Bearer key the cache holds is decided at once, without a promise (the common
  * case, measured in bench/api.ts); anything else goes the async way.
  */
 export function authHook(
+  auth: Exclude<RouteAuth, 'public'>,
   reads: KeyReads & KeyHits,
   now: () => number,
   failures?: AuthFailureLimiter,
   sessions?: Sessions,
 ): onRequestHookHandler {
-  const slow = async (request: FastifyRequest, auth: RouteAuth): Promise<void> => {
+  const slow = async (request: FastifyRequest): Promise<void> => {
     const cookie = sessions && !request.headers.authorization ? sessionCookieOf(request) : undefined;
     const principal = await (
       cookie !== undefined
@@ -195,13 +197,6 @@ export function authHook(
     request.principal = principal;
   };
   return (request, _reply, done) => {
-    if (request.is404) return done();
-    // Everything under /v1/ needs a key unless its route says otherwise; the rest (/health,
-    // /openapi.json, /docs) is public.
-    const auth =
-      request.routeOptions.config.auth ??
-      (request.routeOptions.url?.startsWith('/v1/') ? 'customer' : 'public');
-    if (auth === 'public') return done();
     try {
       failures?.check(request.ip);
       const token = bearerToken(request.headers.authorization);
@@ -214,6 +209,11 @@ export function authHook(
     } catch (err) {
       return done(err as Error);
     }
-    slow(request, auth).then(() => done(), done);
+    slow(request).then(() => done(), done);
   };
+}
+
+/** Who a route admits: its `config.auth`; by default a customer key under /v1/, else anyone. */
+export function routeAuthOf(url: string, config: { auth?: RouteAuth } | undefined): RouteAuth {
+  return config?.auth ?? (url.startsWith('/v1/') ? 'customer' : 'public');
 }

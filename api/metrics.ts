@@ -2,7 +2,7 @@
 // latencies by route, sandbox create outcomes, and the WebSocket proxies' connections and bytes.
 // Served on the admin listener (`buildAdminRoutes({ metrics })`), not to customers.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 
 export class ApiMetrics {
   readonly registry = new Registry();
@@ -49,30 +49,38 @@ export class ApiMetrics {
   >();
 
   /**
-   * onResponse hook: counts and times every request by its route pattern (never its raw URL). A
-   * callback hook, not async: nothing here waits, and an async hook costs a promise per request.
+   * onResponse hook of one route (attached to each route by the app): counts and times its requests
+   * by the route pattern (never the raw URL). A callback hook, not async: nothing here waits, and an
+   * async hook costs a promise per request.
    */
-  observe = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    this.#observe(request, reply);
+  observerOf(route: string): onResponseHookHandler {
+    return (request, reply, done) => {
+      this.#observe(request.method, route, reply.statusCode, reply.elapsedTime);
+      done();
+    };
+  }
+
+  /** onResponse hook of the app: counts the requests no route matched (the routes count their own). */
+  observeUnmatched = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    if (request.is404) this.#observe(request.method, 'unmatched', reply.statusCode, reply.elapsedTime);
     done();
   };
 
-  #observe(request: FastifyRequest, reply: FastifyReply): void {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const key = `${request.method} ${route} ${reply.statusCode}`;
+  #observe(method: string, route: string, statusCode: number, elapsedMs: number): void {
+    const key = `${method} ${route} ${statusCode}`;
     let child = this.#children.get(key);
     if (!child) {
-      const status = String(reply.statusCode);
+      const status = String(statusCode);
       child = {
-        count: this.requests.labels({ method: request.method, route, status }),
-        time: this.duration.labels({ method: request.method, route }),
+        count: this.requests.labels({ method, route, status }),
+        time: this.duration.labels({ method, route }),
       };
       this.#children.set(key, child);
-      if (route === '/v1/sandboxes' && request.method === 'POST') this.sandboxCreates.inc({ status }, 0);
+      if (route === '/v1/sandboxes' && method === 'POST') this.sandboxCreates.inc({ status }, 0);
     }
     child.count.inc();
-    child.time.observe(reply.elapsedTime / 1000);
-    if (route === '/v1/sandboxes' && request.method === 'POST')
-      this.sandboxCreates.inc({ status: String(reply.statusCode) });
+    child.time.observe(elapsedMs / 1000);
+    if (route === '/v1/sandboxes' && method === 'POST')
+      this.sandboxCreates.inc({ status: String(statusCode) });
   }
 }

@@ -3,7 +3,6 @@
 // read, so the store's own disk never fills under them. Reads, deletes (which free space) and
 // everything else keep working.
 import { statfs } from 'node:fs/promises';
-import type { FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
 
 export interface StorageGuardOptions {
@@ -29,10 +28,17 @@ export async function freeBytes(dir: string): Promise<number> {
   return s.bavail * s.bsize;
 }
 
-/** An onRequest hook (after authentication) refusing writing routes while space is short. */
+/** Whether a route (method and pattern) grows the data directory: the storage guard's routes. */
+export function writesToDataDir(method: string, url: string): boolean {
+  return WRITING_ROUTES.has(`${method} ${url}`);
+}
+
+/**
+ * An onRequest hook (after authentication) refusing a request while space is short; the app
+ * attaches it to the routes `writesToDataDir` names, so no other request pays for it.
+ */
 export function storageGuardHook(opts: StorageGuardOptions) {
-  return async (request: FastifyRequest): Promise<void> => {
-    if (!WRITING_ROUTES.has(`${request.method} ${request.routeOptions.url ?? ''}`)) return;
+  return async (): Promise<void> => {
     const free = await freeBytes(opts.dir);
     if (free < opts.minFreeBytes)
       throw new ApiError(
