@@ -17,7 +17,7 @@ import { readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { DriverError, type RecordingInfo } from '../driver.ts';
-import { detectCgroups, VmCgroup } from './cgroups.ts';
+import { asUser, detectCgroups, VmCgroup } from './cgroups.ts';
 import { hasControlChars } from './files.ts';
 import { importVideo } from './recorder-import.ts';
 import { newRecordingId, publicInfo, RecordingStore, type RecordingMeta } from './recorder-store.ts';
@@ -211,21 +211,16 @@ export class Recorder {
     const t = this.#target();
     const as = t.vm && { uid: t.vm.uid, gid: t.vm.gid };
     const cgroups = t.cgroupPath === undefined ? undefined : detectCgroups();
-    let cmd =
+    const inCgroup =
       cgroups && !('missing' in cgroups)
         ? new VmCgroup(cgroups, t.cgroupPath as string).wrap(command, args, as)
-        : as
-          ? {
-              command: 'setpriv',
-              args: [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--clear-groups', '--', command, ...args],
-            }
-          : { command, args };
-    if (t.vm) {
-      // nsenter execs in place (no PID namespace): the PID tracked is ffmpeg's own.
-      const target = [`--target=${t.vm.namespacePid}`, '--net', '--mount', '--ipc', '--'];
-      cmd = { command: 'nsenter', args: [...target, cmd.command, ...cmd.args] };
-    }
-    return cmd;
+        : undefined;
+    const line = inCgroup
+      ? [inCgroup.command, ...inCgroup.args]
+      : [...(as ? asUser(as) : []), command, ...args];
+    // nsenter execs in place (no PID namespace): the PID tracked is ffmpeg's own.
+    if (t.vm) line.unshift('nsenter', `--target=${t.vm.namespacePid}`, '--net', '--mount', '--ipc', '--');
+    return { command: line[0]!, args: line.slice(1) };
   }
 
   #spawn(file: string): ChildProcess {
