@@ -157,27 +157,28 @@ export async function startLinuxApiStack(
   prefix: string,
   opts: Partial<CustomerAppOptions> = {},
 ): Promise<LinuxApiStack> {
-  const tmp = await tempDir(prefix);
-  const store = await openStore(tmp.dir);
-  const driver = createLinuxDriver({ dataDir: path.join(tmp.dir, 'linux'), discardOnClose: true });
-  await mkdir(path.join(tmp.dir, 'blobs'));
-  const blobs = createBlobStore(path.join(tmp.dir, 'blobs'));
-  const operator = await startOperator({
-    store,
-    drivers: { linux: driver },
-    blobDir: path.join(tmp.dir, 'blobs'),
-    localMini: true,
-  });
+  // Each part, once made, is closed on the way out, also when a later one fails to start.
+  const closers: (() => Promise<unknown>)[] = [];
   const close = async () => {
-    await app?.close();
-    await operator.stop();
-    await driver.close();
-    await store.close();
-    await tmp.cleanup();
+    for (const c of closers.splice(0).reverse()) await c();
   };
-  let app: FastifyInstance | undefined;
   try {
-    app = await buildCustomerApp({
+    const tmp = await tempDir(prefix);
+    closers.push(() => tmp.cleanup());
+    const store = await openStore(tmp.dir);
+    closers.push(() => store.close());
+    const driver = createLinuxDriver({ dataDir: path.join(tmp.dir, 'linux'), discardOnClose: true });
+    closers.push(() => driver.close());
+    await mkdir(path.join(tmp.dir, 'blobs'));
+    const blobs = createBlobStore(path.join(tmp.dir, 'blobs'));
+    const operator = await startOperator({
+      store,
+      drivers: { linux: driver },
+      blobDir: path.join(tmp.dir, 'blobs'),
+      localMini: true,
+    });
+    closers.push(() => operator.stop());
+    const app = await buildCustomerApp({
       store,
       drivers: { linux: driver },
       bootId: 'boot-1',
@@ -186,11 +187,12 @@ export async function startLinuxApiStack(
       blobs,
       ...opts,
     });
+    closers.push(() => app.close());
     await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    return { tmp, store, driver, operator, app, blobs, base, close };
   } catch (err) {
     await close();
     throw err;
   }
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  return { tmp, store, driver, operator, app, blobs, base, close };
 }
