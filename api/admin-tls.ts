@@ -42,22 +42,27 @@ export async function ensureAdminTls(
   host: string,
   pairWaitMs = PAIR_WAIT_MS,
 ): Promise<TlsMaterial> {
-  let waitingSince: number | undefined;
+  // The key whose certificate is awaited, and since when: the wait starts over whenever the key
+  // changes (another start replaced a stale one and is between its two writes now).
+  let waiting: { key: string; since: number } | undefined;
   for (;;) {
     const found = await readPair(certFile, keyFile);
     if (found.key !== undefined && found.cert !== undefined && pairMatches(found.cert, found.key)) {
       return { cert: found.cert, key: found.key };
     }
     if (found.key === undefined) {
+      waiting = undefined;
       const material = await selfSignedCertificate(...namesFor(host));
       if (await publish(material, certFile, keyFile)) return material;
       continue; // another start won: serve its pair
     }
     // A key without its certificate: another start is between its two writes, or died there.
-    waitingSince ??= Date.now();
-    if (Date.now() - waitingSince > pairWaitMs) {
-      await unlink(keyFile).catch(ignoreMissing);
-      waitingSince = undefined;
+    if (waiting?.key !== found.key) waiting = { key: found.key, since: Date.now() };
+    if (Date.now() - waiting.since > pairWaitMs) {
+      // Only the key waited on: one published meanwhile is another start's, whose certificate follows.
+      const now = await readFile(keyFile, 'utf8').catch(() => undefined);
+      if (now === waiting.key) await unlink(keyFile).catch(ignoreMissing);
+      waiting = undefined;
       continue;
     }
     await delay(POLL_MS);

@@ -35,6 +35,8 @@ const server = await startServer({
   logger: pino({ level: 'silent' }),
 });
 const key = await seedAccount(server.store, 'bench', 1_000_000);
+// In the machine's network namespace, unlike the tests' browsers (test/support/browser.ts): the
+// sim driver changes no link here, and a bridge hop would add to the load times measured.
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 
 interface Load {

@@ -9,6 +9,7 @@
 //          updates, viewers the server closed, 5xx answers.
 import { WebSocket } from 'ws';
 import { RfbClient } from '../test/api-rfb-client.ts';
+import { apiCall } from '../test/support/api-call.ts';
 
 export interface QuietJob {
   kind: 'quiet';
@@ -38,24 +39,12 @@ export interface LoadResult {
   fiveXx: Record<string, number>;
 }
 
-async function call(base: string, key: string, method: string, url: string, body?: unknown) {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
-}
-
 async function quiet(job: QuietJob): Promise<QuietResult> {
   const on = (rest: string) => `/v1/sandboxes/${job.sandbox}${rest}`;
-  const calls: [keyof QuietResult, () => ReturnType<typeof call>][] = [
-    ['get', () => call(job.base, job.key, 'GET', on(''))],
-    ['screenshot', () => call(job.base, job.key, 'GET', on('/screenshot'))],
-    ['exec', () => call(job.base, job.key, 'POST', on('/exec'), { command: 'echo hi' })],
+  const calls: [keyof QuietResult, () => ReturnType<typeof apiCall>][] = [
+    ['get', () => apiCall(job.base, job.key, 'GET', on(''))],
+    ['screenshot', () => apiCall(job.base, job.key, 'GET', on('/screenshot'))],
+    ['exec', () => apiCall(job.base, job.key, 'POST', on('/exec'), { command: 'echo hi' })],
   ];
   const ms: QuietResult = { get: [], screenshot: [], exec: [] };
   const counted = Date.now() + job.warmupSeconds * 1000;
@@ -76,14 +65,14 @@ async function load(job: LoadJob): Promise<LoadResult> {
   let stopping = false;
   const on = (rest: string) => `/v1/sandboxes/${job.sandbox}${rest}`;
   const counted = async (method: string, url: string, body?: unknown) => {
-    const r = await call(job.base, job.key, method, url, body);
+    const r = await apiCall(job.base, job.key, method, url, body);
     if (r.status >= 500) {
       const what = `${method} ${url.replace(/sb-[a-z0-9]+/, '{id}')} ${r.status} ${r.bytes.toString().slice(0, 120)}`;
       result.fiveXx[what] = (result.fiveXx[what] ?? 0) + 1;
     }
     return r;
   };
-  const sandbox = JSON.parse((await counted('GET', on(''))).bytes.toString()) as { vnc_url: string };
+  const sandbox = (await counted('GET', on(''))).json<{ vnc_url: string }>();
   const viewer = async () => {
     const ws = new WebSocket(`${job.base.replace('http', 'ws')}${sandbox.vnc_url}`);
     ws.once('close', (code, reason) => {

@@ -23,6 +23,7 @@ import { getHeapSpaceStatistics } from 'node:v8';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { seedAccount, startLinuxApiStack, waitFor } from '../test/api-harness.ts';
+import { apiCall } from '../test/support/api-call.ts';
 import type { LoadJob, LoadResult, QuietJob, QuietResult } from './mixed-load-client.ts';
 
 const run = promisify(execFile);
@@ -73,20 +74,10 @@ async function main(): Promise<void> {
   });
   const { store, base } = stack;
   const accountKey = await seedAccount(store, 'bench', 1e9);
-  const call = async (key: string, method: string, url: string, body?: unknown) => {
-    const res = await fetch(`${base}${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const bytes = Buffer.from(await res.arrayBuffer());
-    return { status: res.status, bytes };
-  };
+  const call = (key: string, method: string, url: string, body?: unknown) =>
+    apiCall(base, key, method, url, body);
   const json = async (key: string, method: string, url: string, body?: unknown) =>
-    JSON.parse((await call(key, method, url, body)).bytes.toString()) as Record<string, unknown>;
+    (await call(key, method, url, body)).json();
   try {
     await waitFor(
       async () =>
@@ -102,7 +93,7 @@ async function main(): Promise<void> {
       waitFor(
         async () => {
           const c = await call(accountKey, 'POST', '/v1/sandboxes', {});
-          return c.status === 201 ? (JSON.parse(c.bytes.toString()) as Record<string, unknown>) : undefined;
+          return c.status === 201 ? c.json<Record<string, unknown>>() : undefined;
         },
         'a warm VM',
         120_000,

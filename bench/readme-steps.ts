@@ -16,7 +16,9 @@ import { readmeCheckout, Shell, walkthroughBlocks } from '../test/support/readme
 import { startServerProcess, stopServerProcess } from '../test/support/server-process.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const ROUNDS = Number(process.argv[process.argv.indexOf('--rounds') + 1] || 3);
+const roundsArg = process.argv.indexOf('--rounds');
+const ROUNDS = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 3;
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('--rounds takes a whole number ≥ 1');
 /** Commands the README announces as waits: they take as long as what they wait for. */
 const ANNOUNCED_WAIT = [/curl -sf --retry/, /^until /, /^sleep /];
 const STAMP = '__stamp__';

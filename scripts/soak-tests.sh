@@ -1,8 +1,8 @@
 #!/bin/sh
 # Runs the whole test suite N times on a fresh clone, as CI would, and prints how many runs passed
 # and the first line of each failure. Before each run the machine is reset (`sandbay host reset`:
-# VM users, mounts, cgroups and claims no live process holds), so every run starts from a clean
-# machine and a failure cannot come from an earlier run's leftovers.
+# VM users, mounts, cgroups and claims no live process holds; and the emulated Macs of killed
+# processes), so every run starts from a clean machine and a failure cannot come from an earlier run's leftovers.
 #
 #   scripts/soak-tests.sh 10          # clones this repository's HEAD (committed work only)
 #   KEEP=1 scripts/soak-tests.sh 3    # keeps the clone and the logs (path printed at the end)
@@ -36,6 +36,8 @@ i=1
 while [ "$i" -le "$n" ]; do
   node_modules/.bin/node cli/bin.ts host reset >"$work/reset-$i.log" 2>&1 ||
     echo "soak: reset before run $i failed: $(head -n 1 "$work/reset-$i.log")" >&2
+  node_modules/.bin/node test/support/emulated-mac/cli.ts sweep >>"$work/reset-$i.log" 2>&1 ||
+    echo "soak: emulated-Mac sweep before run $i failed" >&2
   log="$work/run-$i.log"
   if NO_COLOR=1 FORCE_COLOR=0 CI=1 npm test >"$log" 2>&1; then
     passed=$((passed + 1))

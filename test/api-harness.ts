@@ -10,6 +10,7 @@ import type { Store } from '../store/store.ts';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildCustomerApp, type CustomerAppOptions } from '../api/app.ts';
 import { createLinuxDriver, type LinuxDriver } from '../hosts/linux/index.ts';
+import { createBlobStore, type BlobStore } from '../operator/blob-store.ts';
 import { startOperator, type RunningOperator } from '../operator/index.ts';
 import { startSimFleet, type MiniDecl, type SimFleet } from './operator-fixtures.ts';
 
@@ -144,6 +145,8 @@ export interface LinuxApiStack {
   driver: LinuxDriver;
   operator: RunningOperator;
   app: FastifyInstance;
+  /** The blob store of task files and trajectories (the app's). */
+  blobs: BlobStore;
   /** `http://127.0.0.1:<port>` of the listening app. */
   base: string;
   close(): Promise<void>;
@@ -154,39 +157,42 @@ export async function startLinuxApiStack(
   prefix: string,
   opts: Partial<CustomerAppOptions> = {},
 ): Promise<LinuxApiStack> {
-  const tmp = await tempDir(prefix);
-  const store = await openStore(tmp.dir);
-  const driver = createLinuxDriver({ dataDir: path.join(tmp.dir, 'linux'), discardOnClose: true });
-  await mkdir(path.join(tmp.dir, 'blobs'));
-  const operator = await startOperator({
-    store,
-    drivers: { linux: driver },
-    blobDir: path.join(tmp.dir, 'blobs'),
-    localMini: true,
-  });
-  const app = await buildCustomerApp({
-    store,
-    drivers: { linux: driver },
-    bootId: 'boot-1',
-    environment: 'test',
-    rateLimit: false,
-    ...opts,
-  });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  return {
-    tmp,
-    store,
-    driver,
-    operator,
-    app,
-    base,
-    async close() {
-      await app.close();
-      await operator.stop();
-      await driver.close();
-      await store.close();
-      await tmp.cleanup();
-    },
+  // Each part, once made, is closed on the way out, also when a later one fails to start.
+  const closers: (() => Promise<unknown>)[] = [];
+  const close = async () => {
+    for (const c of closers.splice(0).reverse()) await c();
   };
+  try {
+    const tmp = await tempDir(prefix);
+    closers.push(() => tmp.cleanup());
+    const store = await openStore(tmp.dir);
+    closers.push(() => store.close());
+    const driver = createLinuxDriver({ dataDir: path.join(tmp.dir, 'linux'), discardOnClose: true });
+    closers.push(() => driver.close());
+    await mkdir(path.join(tmp.dir, 'blobs'));
+    const blobs = createBlobStore(path.join(tmp.dir, 'blobs'));
+    const operator = await startOperator({
+      store,
+      drivers: { linux: driver },
+      blobDir: path.join(tmp.dir, 'blobs'),
+      localMini: true,
+    });
+    closers.push(() => operator.stop());
+    const app = await buildCustomerApp({
+      store,
+      drivers: { linux: driver },
+      bootId: 'boot-1',
+      environment: 'test',
+      rateLimit: false,
+      blobs,
+      ...opts,
+    });
+    closers.push(() => app.close());
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    return { tmp, store, driver, operator, app, blobs, base, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }

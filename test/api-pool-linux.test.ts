@@ -6,28 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Account, Mini, VM } from '../crds/index.ts';
 import type { SqliteStore } from '../store/sqlite-store.ts';
 import { seedAccount, startLinuxApiStack, waitFor, type LinuxApiStack } from './api-harness.ts';
+import { apiCall, type ApiResponse } from './support/api-call.ts';
 
 let stack: LinuxApiStack;
 let store: SqliteStore;
 let base: string;
 let key: string;
 
-async function api(method: string, url: string, body?: unknown) {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  return {
-    status: res.status,
-    type: res.headers.get('content-type') ?? '',
-    bytes: Buffer.from(await res.arrayBuffer()),
-  };
-}
-const json = (r: { bytes: Buffer }) => JSON.parse(r.bytes.toString('utf8'));
+const api = (method: string, url: string, body?: unknown) => apiCall(base, key, method, url, body);
+const json = (r: ApiResponse) => JSON.parse(r.bytes.toString('utf8'));
 
 beforeAll(async () => {
   stack = await startLinuxApiStack('sandbay-pool-linux-');
@@ -55,7 +42,7 @@ describe('a pool sandbox on the linux driver', () => {
     const id = created.sandbox_id as string;
 
     const shot = await api('GET', `/v1/sandboxes/${id}/screenshot`);
-    expect([shot.status, shot.type]).toEqual([200, 'image/png']);
+    expect([shot.status, shot.headers.get('content-type')]).toEqual([200, 'image/png']);
     expect(await sharp(shot.bytes).metadata()).toMatchObject({ format: 'png', width: 1280, height: 800 });
     const exec = json(await api('POST', `/v1/sandboxes/${id}/exec`, { command: 'echo pooled' }));
     expect(exec).toMatchObject({ stdout: 'pooled\n', return_code: 0 });

@@ -134,7 +134,9 @@ describe('host faults', () => {
     f.sim.failHost(f.addressOf('mini-1'), { powerLoss: true });
     f.sim.recoverHost(f.addressOf('mini-1'));
     expect(f.sim.inspect(f.addressOf('mini-1'))!.vms.map((v) => v.state)).toEqual(['stopped', 'stopped']);
-    f.op.controllers.pool.enqueue('mini-1');
+    // The operator is told nothing: the Mac's next probe (a new boot time, VMs stopped) is all it gets.
+    f.clock.advance(60_000);
+    await f.op.controllers.mini.queue.whenIdle();
     const failed = await waitFor(async () => {
       const s = await sandbox(sb.metadata.name);
       return s?.status?.phase === 'failed' ? s : undefined;

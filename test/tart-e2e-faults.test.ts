@@ -282,7 +282,12 @@ describe('Mac faults under the whole service (tart driver, emulated Macs)', () =
           120_000,
         );
         expect(readyOf(await mini(mac.name))).toMatchObject({ status: 'False', reason: 'HostUnreachable' });
-        expect((await vmsOf(mac.name)).every((vm) => vm.status?.phase === 'down')).toBe(true);
+        // Its VMs are marked down by the next pool pass (a write of its own, after the Mini's).
+        await waitFor(
+          async () => (await vmsOf(mac.name)).every((vm) => vm.status?.phase === 'down'),
+          `${mac.name}'s VMs down`,
+          60_000,
+        );
       } finally {
         // The orphaned clone on the Mac finishes on its own (as a `tart clone` whose SSH session died does).
         clearFault(mac.dir, FAULTS.holdClone);

@@ -179,7 +179,7 @@ export class VmCgroup {
     args: readonly string[],
     as?: { uid: number; gid: number },
   ): { command: string; args: string[] } {
-    const drop = as ? ['setpriv', `--reuid=${as.uid}`, `--regid=${as.gid}`, '--clear-groups', '--'] : [];
+    const drop = as ? asUser(as) : [];
     return {
       command: '/bin/sh',
       args: ['-c', ENTER_SCRIPT, 'sb-enter', ...this.procsFiles(), '--', ...drop, command, ...args],
@@ -218,4 +218,9 @@ function readOr(file: string, fallback: string): string {
   } catch {
     return fallback;
   }
+}
+
+/** The argv prefix that runs what follows as `as`: uid, gid, no supplementary groups (root's dropped). */
+export function asUser(as: { uid: number; gid: number }): string[] {
+  return ['setpriv', `--reuid=${as.uid}`, `--regid=${as.gid}`, '--clear-groups', '--'];
 }

@@ -457,6 +457,21 @@ describe('recordings', () => {
     await guest.deleteRecording(rec.id);
   });
 
+  it('fails a recording whose file the tenant swapped for a directory, and still lists and deletes it', async () => {
+    const rec = await guest.startRecording();
+    const swap = await guest.exec(
+      `f=/tmp/sandbay-recording-${rec.id}.mp4 && test -f $f && rm $f && mkdir $f && touch $f/x && echo swapped`,
+    );
+    expect(swap.stdout.trim()).toBe('swapped');
+    expect(await guest.stopRecording(rec.id)).toMatchObject({ state: 'failed' });
+    expect((await guest.listRecordings()).find((r) => r.id === rec.id)).toMatchObject({ state: 'failed' });
+    await guest.deleteRecording(rec.id);
+    expect((await guest.listRecordings()).some((r) => r.id === rec.id)).toBe(false);
+    // The tenant's directory is the tenant's: left as it was.
+    expect((await guest.exec(`ls /tmp/sandbay-recording-${rec.id}.mp4`)).stdout.trim()).toBe('x');
+    await guest.exec(`rm -r /tmp/sandbay-recording-${rec.id}.mp4`);
+  });
+
   it('records an MP4 of the recorded duration outside the VM home, lists, downloads and deletes it', async () => {
     const rec = await guest.startRecording('demo');
     expect(rec).toMatchObject({ name: 'demo', state: 'recording' });

@@ -1,7 +1,8 @@
 // Outbound NAT as an operator's setting: a driver made with `outboundNat` boots VMs with a default
 // route via their link's host end and their link in the firewall's NAT set (forwarded, masqueraded);
-// a driver without it (the default) boots VMs with neither. Only routes and rules are read here:
-// the machine's IPv4 forwarding stays off (checked), so no packet can leave the machine, and none is sent.
+// a driver without it (the default) boots VMs with neither. Only routes and rules are read here, and
+// no packet is sent; the drivers leave the machine's IPv4 forwarding as they found it (off on this
+// machine, so nothing could leave it either way): turning it on is the operator's step.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +13,11 @@ import { FIREWALL_TABLE, NAT_LINKS_SET, vmLink } from './vm-network.ts';
 
 const IMAGE = 'base-macos-26';
 const drivers: { driver: LinuxDriver; host: LinuxHost; dataDir: string }[] = [];
+const ipForward = () => readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim();
+let forwardingBefore: string;
 
 beforeAll(async () => {
+  forwardingBefore = ipForward();
   for (const outboundNat of [true, false]) {
     const dataDir = mkdtempSync(join(tmpdir(), 'sandbay-nat-'));
     const driver = createLinuxDriver({ dataDir, discardOnClose: true, maxVms: 1, outboundNat });
@@ -39,8 +43,8 @@ const routes = async (netns: string) => (await run('ip', ['-n', netns, '-4', 'ro
 const natLinks = async () =>
   (await run('nft', ['list', 'set', 'inet', FIREWALL_TABLE, NAT_LINKS_SET])).stdout;
 
-it('leaves the machine not forwarding: the operator turns that on, never the driver or a test', () => {
-  expect(readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim()).toBe('0');
+it('leaves the machine’s forwarding as it was: the operator turns that on, never the driver or a test', () => {
+  expect(ipForward()).toBe(forwardingBefore);
 });
 
 it('gives a VM of a NAT host a default route via its link and its link a place in the NAT set', async () => {

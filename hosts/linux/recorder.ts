@@ -13,11 +13,11 @@
 // bench's baseline) records as root straight into the recordings dir, as before.
 import type { ChildProcess } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { DriverError, type RecordingInfo } from '../driver.ts';
-import { detectCgroups, VmCgroup } from './cgroups.ts';
+import { asUser, detectCgroups, VmCgroup } from './cgroups.ts';
 import { hasControlChars } from './files.ts';
 import { importVideo } from './recorder-import.ts';
 import { newRecordingId, publicInfo, RecordingStore, type RecordingMeta } from './recorder-store.ts';
@@ -200,10 +200,10 @@ export class Recorder {
     return vm ? vmOutput(vm, id).inVm : this.#store().video(id);
   }
 
-  /** Removes what a recorder inside the VM left in the VM's /tmp (unlink follows no link). */
+  /** Removes what a recorder inside the VM left in the VM's /tmp. */
   async #removeOutput(id: string): Promise<void> {
     const vm = this.#target().vm;
-    if (vm) await rm(vmOutput(vm, id).onHost, { force: true });
+    if (vm) await removeVmOutput(vmOutput(vm, id).onHost);
   }
 
   /** `cmd` as the recorder's tools run: in the VM's cgroup, and as its user inside its namespaces. */
@@ -211,21 +211,16 @@ export class Recorder {
     const t = this.#target();
     const as = t.vm && { uid: t.vm.uid, gid: t.vm.gid };
     const cgroups = t.cgroupPath === undefined ? undefined : detectCgroups();
-    let cmd =
+    const inCgroup =
       cgroups && !('missing' in cgroups)
         ? new VmCgroup(cgroups, t.cgroupPath as string).wrap(command, args, as)
-        : as
-          ? {
-              command: 'setpriv',
-              args: [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--clear-groups', '--', command, ...args],
-            }
-          : { command, args };
-    if (t.vm) {
-      // nsenter execs in place (no PID namespace): the PID tracked is ffmpeg's own.
-      const target = [`--target=${t.vm.namespacePid}`, '--net', '--mount', '--ipc', '--'];
-      cmd = { command: 'nsenter', args: [...target, cmd.command, ...cmd.args] };
-    }
-    return cmd;
+        : undefined;
+    const line = inCgroup
+      ? [inCgroup.command, ...inCgroup.args]
+      : [...(as ? asUser(as) : []), command, ...args];
+    // nsenter execs in place (no PID namespace): the PID tracked is ffmpeg's own.
+    if (t.vm) line.unshift('nsenter', `--target=${t.vm.namespacePid}`, '--net', '--mount', '--ipc', '--');
+    return { command: line[0]!, args: line.slice(1) };
   }
 
   #spawn(file: string): ChildProcess {
@@ -322,7 +317,7 @@ async function settle(
   if (output && vm) {
     // Checked by ffprobe inside the VM: now root takes a copy, if it is the VM's own regular file.
     if (duration !== undefined && !(await importVideo(output.onHost, file, vm))) duration = undefined;
-    await rm(output.onHost, { force: true });
+    await removeVmOutput(output.onHost);
   }
   const { pid: _pid, ...rest } = meta;
   const settled: RecordingMeta = { ...rest, stopped_at: new Date().toISOString() };
@@ -392,4 +387,14 @@ export async function probeDuration(
   const result = await run(cmd.command, cmd.args, { timeoutMs: 10_000 }).catch(() => undefined);
   const d = Number.parseFloat(result?.stdout.trim() ?? '');
   return Number.isFinite(d) && d > 0 ? Math.round(d * 1000) / 1000 : undefined;
+}
+
+/**
+ * Best effort, and never recursive: the path is in the VM's /tmp, which its user controls. Whatever
+ * it put there instead of the recording (a directory, a file it made immutable) stays, and the
+ * recording still settles (as failed: importVideo refused it) and can be listed and deleted.
+ * unlink(2) follows no link.
+ */
+async function removeVmOutput(onHost: string): Promise<void> {
+  await unlink(onHost).catch(() => undefined);
 }

@@ -32,6 +32,9 @@ export class SimHost implements Host {
   readonly #vms = new Map<string, SimVm>();
   readonly #locks = new Map<string, Promise<unknown>>();
   #ipSeq = 0;
+  #bootMs: number;
+  /** When the host booted, as `sysctl kern.boottime` tells on a Mac: a reboot changes it. */
+  #bootedAt: string;
 
   constructor(address: string, model: MacModel, images: HostImage[], maxVms: number, ctx: SimContext) {
     this.address = address;
@@ -39,6 +42,8 @@ export class SimHost implements Host {
     this.images = images;
     this.maxVms = maxVms;
     this.ctx = ctx;
+    this.#bootMs = ctx.clock.now();
+    this.#bootedAt = new Date(this.#bootMs).toISOString();
   }
 
   async info(): Promise<HostInfo> {
@@ -52,6 +57,7 @@ export class SimHost implements Host {
       diskGiB: p.diskGiB,
       images,
       maxVms: this.maxVms,
+      bootedAt: this.#bootedAt,
     };
   }
 
@@ -191,9 +197,12 @@ export class SimHost implements Host {
     return vm;
   }
 
-  /** Power loss: every VM stops at once, as after a host crash. */
+  /** Power loss: every VM stops at once, as after a host crash, and the host boots again. */
   powerLoss(): void {
     for (const vm of this.#vms.values()) this.#powerOff(vm);
+    // A new boot time even when the (fake) clock has not moved: a reboot is what the probe sees.
+    this.#bootMs = Math.max(this.ctx.clock.now(), this.#bootMs + 1000);
+    this.#bootedAt = new Date(this.#bootMs).toISOString();
   }
 
   vm(name: string): SimVm | undefined {

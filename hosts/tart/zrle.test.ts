@@ -143,4 +143,16 @@ describe('ZrleDecoder', () => {
     d.close();
     z.close();
   });
+
+  it('fails a rectangle whose zlib data is corrupt, and every later one, instead of waiting', async () => {
+    const d = new ZrleDecoder();
+    const fb = { data: Buffer.alloc(64 * 64 * 4), width: 64 };
+    const notZlib = Buffer.from('this is not a zlib stream at all');
+    await expect(d.decode(notZlib, 0, 0, 4, 4, fb)).rejects.toMatchObject({
+      code: 'command_failed',
+      message: expect.stringMatching(/zlib: /),
+    });
+    await expect(d.decode(notZlib, 0, 0, 4, 4, fb)).rejects.toMatchObject({ code: 'command_failed' });
+    d.close();
+  });
 });

@@ -29,11 +29,18 @@ export class ZrleDecoder {
 
   /** Inflates one rectangle's zlib data (everything the server flushed for it). */
   async #inflateRect(data: Buffer): Promise<Buffer> {
-    await new Promise<void>((resolve) => {
-      this.#inflate.write(data);
-      this.#inflate.flush(constants.Z_SYNC_FLUSH, () => resolve());
-    });
+    // After an error zlib calls no flush callback (and the stream is destroyed): the error ends the
+    // wait, and every later rectangle fails at once, so the session is failed and reopened.
     if (this.#error) throw bad(`zlib: ${this.#error.message}`);
+    await new Promise<void>((resolve, reject) => {
+      const onError = (e: Error) => reject(bad(`zlib: ${e.message}`));
+      this.#inflate.once('error', onError);
+      this.#inflate.write(data);
+      this.#inflate.flush(constants.Z_SYNC_FLUSH, () => {
+        this.#inflate.off('error', onError);
+        resolve();
+      });
+    });
     const out = this.#out.length === 1 ? this.#out[0]! : Buffer.concat(this.#out);
     this.#out = [];
     return out;

@@ -12,6 +12,7 @@ import type { ApiKey } from '../../crds/index.ts';
 import { MAX_MESSAGE_BYTES } from '../../api/ws/upgrade.ts';
 import type { SqliteStore } from '../../store/sqlite-store.ts';
 import { seedAccount, startLinuxApiStack, waitFor, type LinuxApiStack } from '../api-harness.ts';
+import { apiCall } from '../support/api-call.ts';
 
 let stack: LinuxApiStack;
 let store: SqliteStore;
@@ -23,16 +24,8 @@ let sb: string;
 const LIMITS = { perSandbox: 3, perAccount: 4, perCredential: 2 };
 
 async function api(key: string, method: string, url: string, body?: unknown) {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+  const r = await apiCall(base, key, method, url, body);
+  return { status: r.status, body: r.json() };
 }
 
 beforeAll(async () => {

@@ -1,17 +1,12 @@
 // A live sandbay for client tests (SDKs, MCP) and benches: the real SQLite store, the linux driver's
 // real desktops under the real operator, and the customer API on a real loopback listener, with an
 // account that holds an active reservation. The SDKs see nothing but its URL and key.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildCustomerApp } from '../../api/app.ts';
-import { createLinuxDriver, type LinuxDriver } from '../../hosts/linux/index.ts';
-import { createBlobStore, type BlobStore } from '../../operator/blob-store.ts';
-import { startOperator, type RunningOperator } from '../../operator/index.ts';
-import { openSqliteStore, type SqliteStore } from '../../store/sqlite-store.ts';
+import type { BlobStore } from '../../operator/blob-store.ts';
+import type { SqliteStore } from '../../store/sqlite-store.ts';
+import { startLinuxApiStack } from '../api-harness.ts';
 import { seedAccount } from './accounts.ts';
+import { apiCall } from './api-call.ts';
 import { waitFor } from './wait.ts';
 
 export interface LiveSandbay {
@@ -33,46 +28,12 @@ export interface LiveSandbay {
  * through a client); the local Mac is for sale either way.
  */
 export async function startLiveSandbay(account = 'sdk', o: { reserve?: boolean } = {}): Promise<LiveSandbay> {
-  const dir = await mkdtemp(path.join(tmpdir(), `sandbay-${account}-`));
-  const store = await openSqliteStore({ file: path.join(dir, 'store.db'), synchronous: 'NORMAL' });
-  const driver: LinuxDriver = createLinuxDriver({ dataDir: path.join(dir, 'linux'), discardOnClose: true });
-  await mkdir(path.join(dir, 'blobs'));
-  const blobs = createBlobStore(path.join(dir, 'blobs'));
-  const operator: RunningOperator = await startOperator({
-    store,
-    drivers: { linux: driver },
-    blobDir: path.join(dir, 'blobs'),
-    localMini: true,
-  });
-  const app = await buildCustomerApp({
-    store,
-    drivers: { linux: driver },
-    bootId: 'boot-1',
-    environment: 'test',
-    rateLimit: false,
-    blobs,
-  });
-  const close = async () => {
-    await app.close();
-    await operator.stop();
-    await driver.close();
-    await store.close();
-    await rm(dir, { recursive: true, force: true });
-  };
+  const { store, blobs, app, base: url, close } = await startLinuxApiStack(`sandbay-${account}-`);
   try {
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const accountKey = await seedAccount(store, account, 100_000_000);
     const call = async (method: string, p: string, body?: unknown) => {
-      const res = await fetch(`${url}${p}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${accountKey}`,
-          ...(body !== undefined && { 'content-type': 'application/json' }),
-        },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
-      });
-      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+      const r = await apiCall(url, accountKey, method, p, body);
+      return { status: r.status, body: r.json() };
     };
     // A fresh install: the local Mac is for sale once the operator has probed it.
     await waitFor(
@@ -99,9 +60,8 @@ export async function startLiveSandbay(account = 'sdk', o: { reserve?: boolean }
 export async function waitForWarmVm(url: string, key: string): Promise<void> {
   await waitFor(
     async () => {
-      const res = await fetch(`${url}/v1/platforms`, { headers: { authorization: `Bearer ${key}` } });
-      const p = ((await res.json()) as { reservation: { minis: { warm_vms: unknown[] }[] } | null })
-        .reservation;
+      const res = await apiCall(url, key, 'GET', '/v1/platforms');
+      const p = res.json<{ reservation: { minis: { warm_vms: unknown[] }[] } | null }>().reservation;
       return p !== null && p.minis.some((m) => m.warm_vms.length > 0);
     },
     'a warm VM',

@@ -3,7 +3,9 @@
 // and cgroups behind for the next run to trip on; the reset removes whatever no live process holds
 // and whose data dir is gone, so suites of other runs going on at the same time keep their VMs (a
 // crashed driver's, which a restarted one adopts, too). `sandbay host reset` takes all of them.
+// Emulated Macs whose test process is gone go too (a killed tart test's namespaces and guest users).
 import { resetMachine } from '../../hosts/linux/machine-reset.ts';
+import { sweepAbandonedMacs } from './emulated-mac/macs.ts';
 
 export default function setup(): () => Promise<void> {
   return async () => {
@@ -16,5 +18,8 @@ export default function setup(): () => Promise<void> {
           `${r.cgroups.length} cgroups, ${r.claims.length} stale claims removed\n`,
       );
     }
+    const macs = await sweepAbandonedMacs();
+    if (macs.length > 0)
+      process.stderr.write(`machine reset after the run: ${macs.length} emulated Macs removed\n`);
   };
 }

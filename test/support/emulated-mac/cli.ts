@@ -2,11 +2,12 @@
 // their Mini resources as YAML on stdout (progress on stderr); the control plane's key goes to
 // DIR/tart/credentials/emulated-macs/ (DIR: the server's --data-dir, default ./data), which the
 // Minis name as their credentialsRef. `npm run emulated-macs -- down` removes every Mac, namespace,
-// process and file they made. `SANDBAY_EMULATED_MACS_DIR` moves their root (default /var/lib/…).
+// process and file they made, and `sweep` (which `down` does too) the Macs of tests and benches that
+// were killed before their cleanup. `SANDBAY_EMULATED_MACS_DIR` moves their root (default /var/lib/…).
 import { parseArgs } from 'node:util';
 import type { MacModel } from '../../../crds/meta.ts';
 import { writeCredentials } from '../../../hosts/tart/credentials.ts';
-import { DEFAULT_ROOT, downAll, miniYaml, upMacs } from './macs.ts';
+import { DEFAULT_ROOT, downAll, miniYaml, sweepAbandonedMacs, upMacs } from './macs.ts';
 
 const CREDENTIALS_REF = 'emulated-macs';
 
@@ -23,7 +24,7 @@ if (command === 'up') {
     process.stderr.write('usage: emulated-macs up N (1-50) [--model m4|m4-pro|m5-pro] [--data-dir DIR]\n');
     process.exit(2);
   }
-  const fleet = await upMacs(root, n, values.model as MacModel);
+  const fleet = await upMacs(root, n, values.model as MacModel, { outlive: true });
   writeCredentials(values['data-dir'], CREDENTIALS_REF, { username: 'root', privateKey: fleet.privateKey });
   for (const m of fleet.macs)
     process.stderr.write(`${m.name}: ssh root@${m.address} (namespace ${m.netns})\n`);
@@ -31,7 +32,19 @@ if (command === 'up') {
 } else if (command === 'down') {
   await downAll(root);
   process.stderr.write(`removed every emulated Mac under ${root}\n`);
+  await sweep();
+} else if (command === 'sweep') {
+  await sweep();
 } else {
-  process.stderr.write('usage: emulated-macs up N | down\n');
+  process.stderr.write('usage: emulated-macs up N | down | sweep\n');
   process.exit(2);
+}
+
+async function sweep(): Promise<void> {
+  const links = await sweepAbandonedMacs();
+  if (links.length > 0) {
+    process.stderr.write(
+      `removed ${links.length} emulated Macs left by killed processes (links ${links.join(', ')})\n`,
+    );
+  }
 }

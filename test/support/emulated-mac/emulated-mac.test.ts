@@ -1,12 +1,14 @@
 // The emulated Mac keeps Tart's contract (read from cirruslabs/tart's source) over a real SSH login,
 // its VMs are real desktops reachable only through the Mac, and `down` leaves nothing behind.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { downAll, listMacs, upMacs, type EmulatedMac } from './macs.ts';
-import { namespaces } from './network.ts';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { once } from 'node:events';
+import { findUser } from '../../../hosts/linux/vm-user.ts';
+import { downAll, listMacs, sweepAbandonedMacs, upMacs, type EmulatedMac } from './macs.ts';
+import { claimedLinks, namespaces } from './network.ts';
 
 let root: string;
 let keyFile: string;
@@ -131,6 +133,57 @@ describe('an emulated Mac', () => {
     expect(onMac('tart stop a -t 5 && tart list --format json')).toMatchObject({ code: 0 });
     const states = JSON.parse(onMac('tart list --format json').stdout) as { Name: string; State: string }[];
     expect(states.filter((s) => s.State === 'running').map((s) => s.Name)).toEqual(['b']);
+  });
+
+  it('is swept once the process that made it was killed before removing it, and only then', async () => {
+    // A test killed mid-run: its Mac (with a running VM, so a guest user exists) outlives it.
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { upMacs } from ${JSON.stringify(join(import.meta.dirname, 'macs.ts'))};
+         import { execFileSync } from 'node:child_process';
+         import { writeFileSync } from 'node:fs';
+         const fleet = await upMacs(${JSON.stringify(join(root, 'killed'))}, 1);
+         const m = fleet.macs[0];
+         writeFileSync(${JSON.stringify(join(root, 'killed-key'))}, fleet.privateKey, { mode: 0o600 });
+         execFileSync('ssh', ['-i', ${JSON.stringify(join(root, 'killed-key'))}, '-o', 'StrictHostKeyChecking=no',
+           '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', '-o', 'BatchMode=yes', 'root@' + m.address,
+           'tart clone base-macos-26 v && (setsid nohup tart run v --no-graphics >/dev/null 2>&1 &) && tart ip v --wait 30'],
+           { stdio: 'ignore', timeout: 60_000 });
+         process.stdout.write(JSON.stringify(m) + '\\n');
+         setInterval(() => {}, 60_000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = once(child, 'exit');
+    onTestFinished(() => {
+      child.kill('SIGKILL');
+    });
+    const killed = await new Promise<EmulatedMac>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.endsWith('\n')) resolve(JSON.parse(out) as EmulatedMac);
+      });
+      child.once('exit', (code) =>
+        reject(new Error(`the Mac's process exited (${code}) before its Mac was up`)),
+      );
+    });
+    expect(await namespaces()).toContain(`${killed.netns}-vm0`);
+    expect(findUser(`sbemac${killed.link}s0`)).toBeDefined();
+    child.kill('SIGKILL');
+    await exited;
+
+    const removed = await sweepAbandonedMacs();
+    expect(removed).toContain(killed.link);
+    expect(removed).not.toContain(mac.link); // this process's Mac stays
+    expect(claimedLinks()).not.toContain(killed.link);
+    expect(claimedLinks()).toContain(mac.link);
+    expect((await namespaces()).filter((n) => n.startsWith(killed.netns))).toEqual([]);
+    expect(findUser(`sbemac${killed.link}s0`)).toBeUndefined();
+    expect(existsSync(killed.dir)).toBe(false);
   });
 
   it('is gone with every namespace, process and file after down', async () => {

@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { IMAGES, MAC_PROFILES } from '../../../crds/mac-models.ts';
 import { API_VERSION, type MacModel } from '../../../crds/meta.ts';
+import { ownerAlive } from '../../../hosts/linux/claims.ts';
 import { run, signalPid, waitUntil, pidAlive } from '../../../hosts/linux/runner.ts';
 import { generateSshKey } from '../../../hosts/linux/sshd.ts';
 import { greets } from '../../../hosts/linux/probe.ts';
@@ -33,6 +34,7 @@ import {
   dropUnreachableRouteIfUnused,
   macLink,
   namespaces,
+  readLinkClaim,
   releaseLink,
   type MacLink,
 } from './network.ts';
@@ -81,16 +83,29 @@ function fleetKey(root: string): { privateKey: string; publicKey: string } {
   return { privateKey: readFileSync(file, 'utf8'), publicKey: readFileSync(`${file}.pub`, 'utf8').trim() };
 }
 
-/** Creates `count` more Macs under `root`. */
-export async function upMacs(root: string, count: number, model: MacModel = 'm4'): Promise<Fleet> {
+/**
+ * Creates `count` more Macs under `root`. They go with this process (`sweepAbandonedMacs` removes
+ * them once it is gone without removing them) unless `outlive` (`emulated-macs up`).
+ */
+export async function upMacs(
+  root: string,
+  count: number,
+  model: MacModel = 'm4',
+  opts: { outlive?: boolean } = {},
+): Promise<Fleet> {
   const key = fleetKey(root);
   const macs: EmulatedMac[] = [];
-  for (let i = 0; i < count; i++) macs.push(await upMac(root, model, key.publicKey));
+  for (let i = 0; i < count; i++) macs.push(await upMac(root, model, key.publicKey, opts.outlive ?? false));
   return { root, privateKey: key.privateKey, macs };
 }
 
-async function upMac(root: string, model: MacModel, publicKey: string): Promise<EmulatedMac> {
-  const l = claimLink();
+async function upMac(
+  root: string,
+  model: MacModel,
+  publicKey: string,
+  outlive: boolean,
+): Promise<EmulatedMac> {
+  const l = claimLink(resolve(root), outlive);
   const dir = join(root, 'macs', l.netns);
   const mac: EmulatedMac = {
     name: `emulated-${l.link}`,
@@ -426,6 +441,22 @@ async function pidsInNamespaces(netns: string): Promise<number[]> {
   // X servers, window managers and VNC servers of the VMs live in the Mac's namespace already; the
   // parent-death signal takes them with their `tart run`, but a kill here makes that certain.
   return [...pids];
+}
+
+/**
+ * Removes the Macs of processes that are gone without removing them (a test or a bench killed
+ * before its cleanup): their namespaces, processes, guest users, files and link claims. Macs of
+ * live processes and those made to outlive theirs are left. Returns the links removed.
+ */
+export async function sweepAbandonedMacs(): Promise<number[]> {
+  const removed: number[] = [];
+  for (const link of claimedLinks()) {
+    const claim = readLinkClaim(link);
+    if (!claim?.owner || ownerAlive(claim.owner)) continue;
+    await downMac(claim.root, link);
+    removed.push(link);
+  }
+  return removed;
 }
 
 /** Removes every Mac under `root`, and the root. */

@@ -3,7 +3,8 @@
 // space, never the internet), with a bridge 192.168.64.1/24 inside it that its VMs join, each VM in
 // its own namespace. The host namespace gets an `unreachable` route for 192.168.64.0/24, so a bug
 // that connects to a VM address directly fails at once instead of sending a packet off the machine.
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { currentOwner, type ClaimOwner } from '../../../hosts/linux/claims.ts';
 import { run } from '../../../hosts/linux/runner.ts';
 
 /** Where link numbers are claimed (one mkdir each: atomic across processes). */
@@ -29,18 +30,46 @@ export function macLink(link: number): MacLink {
   };
 }
 
-/** Claims a free link number (1–250) for a new Mac. */
-export function claimLink(): MacLink {
+/**
+ * Whose a claimed link is: the root dir of its Mac's files, and the process the Mac goes with
+ * (a test's or a bench's), so that a sweep can remove the Macs of a process that was killed before
+ * its cleanup ran. Macs made by `emulated-macs up` outlive their process: no owner.
+ */
+export interface LinkClaim {
+  root: string;
+  owner?: ClaimOwner;
+}
+
+/** Claims a free link number (1–250) for a new Mac, for `root`'s Macs of this process unless `outlive`. */
+export function claimLink(root: string, outlive = false): MacLink {
   mkdirSync(LINKS_DIR, { recursive: true });
+  const claim: LinkClaim = outlive ? { root } : { root, owner: currentOwner() };
   for (let link = 1; link <= 250; link++) {
+    // The dir is made whole (with its claim inside) and renamed into place: a sweep never sees a
+    // claimed link without its owner. rename(2) of a dir onto an existing non-empty dir fails.
+    const tmp = `${LINKS_DIR}/.${link}-${process.pid}`;
+    rmSync(tmp, { recursive: true, force: true });
+    mkdirSync(tmp);
+    writeFileSync(`${tmp}/claim.json`, JSON.stringify(claim));
     try {
-      mkdirSync(`${LINKS_DIR}/${link}`);
+      renameSync(tmp, `${LINKS_DIR}/${link}`);
       return macLink(link);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      rmSync(tmp, { recursive: true, force: true });
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST' && code !== 'ENOTEMPTY') throw e;
     }
   }
   throw new Error('no free link number for another emulated Mac');
+}
+
+/** The claim of a claimed link (undefined when it is not claimed or holds no claim record). */
+export function readLinkClaim(link: number): LinkClaim | undefined {
+  try {
+    return JSON.parse(readFileSync(`${LINKS_DIR}/${link}/claim.json`, 'utf8')) as LinkClaim;
+  } catch {
+    return undefined;
+  }
 }
 
 export function releaseLink(link: number): void {
@@ -50,7 +79,9 @@ export function releaseLink(link: number): void {
 /** Links claimed by any process (for `down` and the route's last user). */
 export function claimedLinks(): number[] {
   try {
-    return readdirSync(LINKS_DIR).map(Number).filter(Number.isInteger);
+    return readdirSync(LINKS_DIR)
+      .filter((name) => /^[0-9]+$/.test(name))
+      .map(Number);
   } catch {
     return [];
   }
