@@ -3,10 +3,12 @@
 // never prints its VNC line (the driver's deadline fails the boot, the VM is stopped and cloned
 // again), a Mac that reboots (down while it boots: its sandbox fails with host_down; back with its
 // VMs stopped on disk, which are cloned again; a reboot between two probes, where the VMs are lost
-// rather than down, is operator-faults.test.ts's on the sim driver), a Mac
-// that drops off the network and returns (Ready=False with the reason while gone, its sandbox fails
-// with host_down, Ready=True after) and one that is cut mid-clone. After each, the pool is full
-// again and Mac and store agree exactly: no VM dir, temp dir or `tart run` left over, nothing
+// rather than down, is operator-faults.test.ts's on the sim driver), a Mac that drops off the
+// network and returns (Ready=False with the reason while gone, its sandbox fails with host_down,
+// Ready=True after), one that is cut mid-clone, and one where an operator runs a VM of their own by
+// hand, so that Tart refuses sandbay's `tart run` over Apple's licence (the boot waits, creates get
+// 503, the Mini's RoomForVMs says why, and the VM boots once theirs stops). After each, the pool is
+// full again and Mac and store agree exactly: no VM dir, temp dir or `tart run` left over, nothing
 // claimed twice, no sandbox left in a state that never ends.
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
