@@ -61,6 +61,11 @@ export const ConditionTypes = {
   EditAccepted: 'EditAccepted',
   /** Mini: the host answered its last probe. */
   Reachable: 'Reachable',
+  /**
+   * Mini: the Mac starts the VMs sandbay's accounting has room for (False: it refused one, e.g. a VM
+   * sandbay did not start holds a licence slot).
+   */
+  RoomForVMs: 'RoomForVMs',
   /** VM: the boot for the current claim finished (True) or failed (False, reason = failure code). */
   Booted: 'Booted',
 } as const;
@@ -94,6 +99,10 @@ export const Reasons = {
   HostMisconfigured: 'HostMisconfigured',
   /** Any other failure of the probe (the message quotes it). */
   HostProbeFailed: 'HostProbeFailed',
+  /** The Mac refused to start a VM there was room for by sandbay's count (RoomForVMs=False). */
+  HostRefusedStart: 'HostRefusedStart',
+  /** The Mac started what it was asked to again (RoomForVMs=True). */
+  HostStartsVMs: 'HostStartsVMs',
   // VM / Sandbox
   Booted: 'Booted',
   BootFailed: 'BootFailed',

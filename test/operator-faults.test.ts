@@ -2,7 +2,7 @@
 // down, its sandboxes fail, creates go elsewhere or get no_warm_vm; when it answers again its pool
 // is rebuilt. Nothing is double-claimed, nothing leaks.
 import { afterEach, describe, expect, it } from 'vitest';
-import { API_VERSION, type Mini, type Sandbox, type VM } from '../crds/index.ts';
+import { API_VERSION, type Condition, type Mini, type Sandbox, type VM } from '../crds/index.ts';
 import { BOOT_ANNOTATION } from '../operator/sandbox/place.ts';
 import { startReservedFleet, waitFor, type SimFleet } from './operator-fixtures.ts';
 
@@ -251,5 +251,32 @@ describe('host faults', () => {
     const running7 = onHost.filter((v) => v.state === 'running').reduce((sum, v) => sum + v.cpu, 0);
     expect(running7).toBeLessThanOrEqual(10);
     await consistent(['mini-1']);
+  });
+
+  it('a start the Mac refuses though sandbay counts room (a VM it did not start): the clone waits, RoomForVMs says why, then True', async () => {
+    await reserved(1);
+    const a = await create();
+    const seen: Condition[] = [];
+    const watch = f.store.watch<Mini>('Mini', {}, (e) => {
+      const c = e.object.status?.conditions?.find((c) => c.type === 'RoomForVMs');
+      if (c && seen.at(-1)?.status !== c.status) seen.push(c);
+    });
+    try {
+      // What the tart driver reports when Tart refuses over the licence limit for a VM run by hand.
+      const refusal =
+        "cannot start: Apple's licence allows two macOS VMs per Mac; not started by sandbay: own";
+      f.sim.failNext('startVm', { address: f.addressOf('mini-1'), code: 'capacity', message: refusal });
+      await f.store.delete({ kind: 'Sandbox', namespace: 'acme', name: a.metadata.name });
+      await waitFor(() => seen.at(-1)?.status === 'True', 'RoomForVMs=True after the refusal');
+      expect(seen).toMatchObject([
+        { status: 'False', reason: 'HostRefusedStart', message: refusal },
+        { status: 'True', reason: 'HostStartsVMs' },
+      ]);
+    } finally {
+      watch.stop();
+    }
+    await f.poolsReady(['mini-1']);
+    await consistent(['mini-1']);
+    expect((await mini('mini-1'))?.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
   });
 });

@@ -3,10 +3,12 @@
 // never prints its VNC line (the driver's deadline fails the boot, the VM is stopped and cloned
 // again), a Mac that reboots (down while it boots: its sandbox fails with host_down; back with its
 // VMs stopped on disk, which are cloned again; a reboot between two probes, where the VMs are lost
-// rather than down, is operator-faults.test.ts's on the sim driver), a Mac
-// that drops off the network and returns (Ready=False with the reason while gone, its sandbox fails
-// with host_down, Ready=True after) and one that is cut mid-clone. After each, the pool is full
-// again and Mac and store agree exactly: no VM dir, temp dir or `tart run` left over, nothing
+// rather than down, is operator-faults.test.ts's on the sim driver), a Mac that drops off the
+// network and returns (Ready=False with the reason while gone, its sandbox fails with host_down,
+// Ready=True after), one that is cut mid-clone, and one where an operator runs a VM of their own by
+// hand, so that Tart refuses sandbay's `tart run` over Apple's licence (the boot waits, creates get
+// 503, the Mini's RoomForVMs says why, and the VM boots once theirs stops). After each, the pool is
+// full again and Mac and store agree exactly: no VM dir, temp dir or `tart run` left over, nothing
 // claimed twice, no sandbox left in a state that never ends.
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -22,6 +24,7 @@ import {
   type EmulatedMac,
 } from './support/emulated-mac/macs.ts';
 import { clearFault, faultFile, FAULTS, setFault } from './support/emulated-mac/faults.ts';
+import { onMacOk, runByHand } from './support/emulated-mac/operator-shell.ts';
 import { json, startTartStack, type TartStack } from './tart-stack.ts';
 
 /** The driver's boot deadline here: long enough for an emulated VM under load, short for the test. */
@@ -301,6 +304,75 @@ describe('Mac faults under the whole service (tart driver, emulated Macs)', () =
       const again = await sandboxOn(mac);
       await deleteSandbox(again.id);
       await settled(mac);
+    },
+  );
+
+  it(
+    'a VM run by hand takes a licence slot: the refused boot waits (503 meanwhile), RoomForVMs says why, and it boots once stopped',
+    { timeout: 400_000 },
+    async () => {
+      const mac = stack.macs[0]!;
+      const byHand = 'operators-own';
+      await onMacOk(mac, `tart clone ${IMAGES.split.name} ${byHand}`);
+      const sb = await sandboxOn(mac);
+      // Deleting the sandbox re-clones its VM; while that clone is held, the operator runs their own
+      // VM over SSH, so the Mac runs two macOS VMs, one of them not sandbay's.
+      setFault(mac.dir, FAULTS.holdClone);
+      try {
+        await deleteSandbox(sb.id);
+        await waitFor(() => existsSync(faultFile(mac.dir, FAULTS.cloneHeld)), 'a clone under way', 120_000);
+        await runByHand(mac, byHand);
+      } finally {
+        clearFault(mac.dir, FAULTS.holdClone);
+      }
+      try {
+        const refused = await waitFor(
+          async () => {
+            const c = (await mini(mac.name)).status?.conditions?.find((c) => c.type === 'RoomForVMs');
+            return c?.status === 'False' ? c : undefined;
+          },
+          'RoomForVMs=False',
+          120_000,
+        );
+        expect(refused.reason).toBe('HostRefusedStart');
+        expect(refused.message).toContain("Apple's licence allows two macOS VMs per Mac");
+        expect(refused.message).toContain(`not started by sandbay: ${byHand}.`);
+        expect(refused.message).toContain(`\`tart stop ${byHand}\``);
+        // Waiting, not failing: the Mac stays Ready, the refused VM stays cloning (never offered as
+        // warm nor claimed cold), the other still warm.
+        expect(readyOf(await mini(mac.name))?.status).toBe('True');
+        const phases = (await vmsOf(mac.name)).map((vm) => vm.status?.phase).sort();
+        expect(phases).toEqual(['cloning', 'warm']);
+        // A customer: the warm VM is handed over; the next create is answered as no capacity (503).
+        const first = await stack.api('POST', '/v1/sandboxes', {
+          reservation_id: reservationOf.get(mac.name),
+        });
+        expect(first.status).toBe(201);
+        const second = await stack.api('POST', '/v1/sandboxes', {
+          reservation_id: reservationOf.get(mac.name),
+        });
+        expect(second.status).toBe(503);
+        expect(json(second).error).toBe('no_warm_vm');
+        await deleteSandbox(json(first).sandbox_id);
+      } finally {
+        // The operator stops their VM: sandbay's boots in the freed slot.
+        await onMacOk(mac, `tart stop ${byHand} -t 5`);
+      }
+      await waitFor(
+        async () =>
+          (await mini(mac.name)).status?.conditions?.find((c) => c.type === 'RoomForVMs')?.status === 'True',
+        'RoomForVMs=True again',
+        120_000,
+      );
+      // sandbay never touched the operator's VM: still on the Mac, stopped, until they delete it.
+      const list = JSON.parse(await onMacOk(mac, 'tart list --format json')) as {
+        Name: string;
+        State: string;
+      }[];
+      expect(list.find((v) => v.Name === byHand)?.State).toBe('stopped');
+      await onMacOk(mac, `tart delete ${byHand}`);
+      await settled(mac);
+      expect(stack.logs.some((l) => l.msg === 'boot failed')).toBe(false);
     },
   );
 

@@ -19,6 +19,7 @@ import {
 import type { Driver, Host } from '../driver.ts';
 import { SshClient } from '../linux/ssh-client.ts';
 import { generateSshKey } from '../linux/sshd.ts';
+import { onMacOk, runByHand } from '../../test/support/emulated-mac/operator-shell.ts';
 import { readCredentials, writeCredentials } from './credentials.ts';
 import { Mac } from './mac.ts';
 import { createTartDriver } from './index.ts';
@@ -136,5 +137,24 @@ describe('tart driver faults', () => {
     expect(() => host.guest('vm')).toThrow(expect.objectContaining({ code: 'not_found' }));
     expect(await host.startVm('vm')).toMatchObject({ state: 'running' });
     expect(await text(await host.guest('vm').getFile('kept.txt'))).toBe('kept');
+  });
+
+  it('names the VMs it did not start when Tart refuses `tart run` over the licence limit', async () => {
+    // Beside sandbay's running `vm`, an operator runs a VM of their own by hand.
+    await onMacOk(mac, 'tart clone base-macos-26 own');
+    await runByHand(mac, 'own');
+    await host.createVm({ name: 'other', image: 'base-macos-26', cpu: 2, memoryGiB: 4 });
+    const refused = await host.startVm('other').catch((e: unknown) => e);
+    expect(refused).toMatchObject({
+      code: 'capacity',
+      message:
+        `other cannot start on ${mac.name}: Apple's licence allows two macOS VMs per Mac and it runs own, vm; ` +
+        'not started by sandbay: own. Stop it (`tart stop own`) to free the slot; sandbay starts other then',
+    });
+    // Not sandbay's to list, stop or delete: only the operator's hand does.
+    expect((await host.listVms()).map((v) => v.name)).toEqual(['other', 'vm']);
+    await onMacOk(mac, 'tart stop own -t 5 && tart delete own');
+    expect(await host.startVm('other')).toMatchObject({ state: 'running' });
+    await host.deleteVm('other');
   });
 });

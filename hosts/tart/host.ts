@@ -216,7 +216,8 @@ export class TartHost implements Host {
         await this.#mac.tart(['stop', name, '-t', '5']).catch(() => {});
         throw unexpectedOutput('tart run', `no VNC line within ${this.#bootS} s`, text);
       }
-      throw tartError('tart run', 1, text);
+      const err = tartError('tart run', 1, text);
+      throw err.code === 'capacity' ? await this.#licenceRefusal(name, err) : err;
     }
     const ip = parseIp(
       await this.#mac.tart(['ip', name, '--wait', String(this.#bootS)], (this.#bootS + 10) * 1000),
@@ -250,6 +251,28 @@ export class TartHost implements Host {
         `starting ${vm.name} would use ${cpu} of ${p.cores} cores and ${mem} of ${p.memoryGiB} GiB`,
       );
     }
+  }
+
+  /**
+   * Tart refused `tart run` over Apple's licence although sandbay's own VMs leave room: VMs it did
+   * not start run on the Mac (an operator's by hand). The error names them and what frees the slot.
+   */
+  async #licenceRefusal(name: string, refused: DriverError): Promise<DriverError> {
+    const running = parseList(await this.#mac.tart(['list', '--format', 'json', '--source', 'local']))
+      .filter((e) => e.Running)
+      .map((e) => e.Name);
+    const ours = new Set((await this.listVms()).map((v) => v.name));
+    const foreign = running.filter((n) => !ours.has(n));
+    if (foreign.length === 0) return refused;
+    const them = foreign.length === 1 ? 'it' : 'them';
+    return new DriverError(
+      'capacity',
+      `${name} cannot start on ${this.#mac.ref.name}: Apple's licence allows two macOS VMs ` +
+        `per Mac and it runs ${running.join(', ')}; not started by sandbay: ${foreign.join(', ')}. ` +
+        `Stop ${them} (${foreign.map((n) => `\`tart stop ${n}\``).join(', ')}) to free the slot; ` +
+        `sandbay starts ${name} then`,
+      'tart run',
+    );
   }
 
   async stopVm(name: string): Promise<void> {

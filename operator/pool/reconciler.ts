@@ -7,6 +7,7 @@
 // pool. A host that does not answer is probed by the Mini reconciler, which marks it down; while it
 // is down its VMs are down and nothing is planned on it.
 import { DEFAULT_VM_LAYOUT, MAC_PROFILES, warmProfile, type Mini, type VM } from '../../crds/index.ts';
+import { DriverError } from '../../hosts/driver.ts';
 import { holdsPlace, miniView, poolPlan, sandboxUse, type SandboxUse } from '../scheduler/index.ts';
 import { Indexes, type OperatorContext } from '../context.ts';
 import { isUnreachable } from '../mini/hosts.ts';
@@ -21,6 +22,7 @@ import {
 } from './cleanup.ts';
 import { clone, finishClone, returnToPool, stopAside } from './clone.ts';
 import { HostView } from './host-view.ts';
+import { reportRoom } from './room.ts';
 import { vmPhase, writeVmStatus } from './vm-status.ts';
 
 export function poolReconciler(ctx: OperatorContext): ReconcileFn {
@@ -108,31 +110,40 @@ async function reconcileUp(ctx: OperatorContext, mini: Mini): Promise<ReconcileR
   // A boot that waits for room does not end the pass: the steps below may be what makes the room (a
   // released VM still running at its sandbox's size is re-cloned there; a crash left one half-cloned).
   // Ending the pass here waited forever for room that only the rest of the pass could free.
+  // A pool VM the Mac itself refuses to start (a VM sandbay did not start holds a licence slot)
+  // waits the same way: a clone stays cloning, so it is never claimed as a cold boot that could not
+  // start either.
   let waiting: unknown;
-  for (const vm of pendingBoots(vmsOf(ctx, name))) {
+  let refused: DriverError | undefined;
+  const orWait = async (step: () => Promise<void>) => {
     try {
-      await bootClaimed(ctx, ctx.informers.vms.get(vm.metadata.name) ?? vm, view);
+      await step();
     } catch (err) {
       if (!isRoomWait(err)) throw err;
       waiting ??= err;
+      if (err instanceof DriverError) refused ??= err;
     }
+  };
+  for (const vm of pendingBoots(vmsOf(ctx, name))) {
+    await orWait(() => bootClaimed(ctx, ctx.informers.vms.get(vm.metadata.name) ?? vm, view));
   }
   const recloned = new Set<string>();
   for (const action of plan.clone) {
-    await clone(ctx, mini, action, view);
+    await orWait(() => clone(ctx, mini, action, view));
     if (action.replaces) recloned.add(action.replaces);
   }
   // Clones a crash interrupted (phase cloning, not re-planned): redo them.
   for (const d of plan.desired) {
     const vm = d.vm ? ctx.informers.vms.get(d.vm) : undefined;
     if (vm && !recloned.has(vm.metadata.name) && !vm.spec.sandbox && vmPhase(vm) === 'cloning') {
-      await finishClone(ctx, vm, d.run, view);
+      await orWait(() => finishClone(ctx, vm, d.run, view));
     }
   }
   for (const vmName of plan.returnToPool) {
     const vm = ctx.informers.vms.get(vmName);
-    if (vm) await returnToPool(ctx, vm, view);
+    if (vm) await orWait(() => returnToPool(ctx, vm, view));
   }
+  await reportRoom(ctx, name, refused);
   if (waiting) throw waiting; // tried again with backoff (and at once on the VMs' own changes)
   return undefined;
 }
