@@ -105,6 +105,15 @@ function sameHash(storedHex: string, presentedHex: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/**
+ * The key an `Authorization: Bearer` header carries, if it can be one: keys are short printable
+ * tokens, anything else is not a key (and is not hashed or looked up).
+ */
+function keyToken(header: string | undefined): string | undefined {
+  const token = bearerToken(header);
+  return token !== undefined && token.length <= 256 ? token : undefined;
+}
+
 /** Authenticates an `Authorization` header; throws the 401 to answer. */
 export async function authenticate(
   reads: KeyReads,
@@ -112,9 +121,8 @@ export async function authenticate(
   now: number,
 ): Promise<Principal> {
   if (header === undefined || header === '') throw new ApiError('missing_api_key');
-  const token = bearerToken(header);
-  // Keys are short printable tokens; anything else is not a key (and is not hashed or looked up).
-  if (token === undefined || token.length > 256) throw new ApiError('invalid_api_key');
+  const token = keyToken(header);
+  if (token === undefined) throw new ApiError('invalid_api_key');
   const principal = await principalOfKey(reads, token, now);
   if (!principal) throw new ApiError('invalid_api_key');
   return principal;
@@ -199,8 +207,8 @@ export function authHook(
   return (request, _reply, done) => {
     try {
       failures?.check(request.ip);
-      const token = bearerToken(request.headers.authorization);
-      const cached = token !== undefined && token.length <= 256 && cachedPrincipalOfKey(reads, token, now());
+      const token = keyToken(request.headers.authorization);
+      const cached = token !== undefined && cachedPrincipalOfKey(reads, token, now());
       if (cached) {
         requireKind(cached, auth);
         request.principal = cached;
