@@ -293,6 +293,10 @@ async function startGuestSshd(tracker: ProcessTracker, g: GuestSshd): Promise<Tr
     ['--pdeathsig', 'KILL', '--', 'ip', 'netns', 'exec', g.vmNetns, 'sh', '-c', script, 'sh', etc, config],
     { label: 'guest sshd', logFile: join(emu, 'logs', 'sshd.log') },
   );
-  await waitReady(`guest sshd on ${g.ip}:22`, proc, () => greets(g.ip, 22, 'SSH-2.0-'), 10_000);
+  // Real Tart sets no deadline on a guest's boot: the driver's own (`tart ip --wait`, its boot
+  // timeout) decides when a boot has failed. This bound only keeps a wedged emulation from hanging
+  // forever; it is past the driver's default (60 s). A 10-s bound here failed boots that were only
+  // slow: seen in a full run, the guest's sshd starting beside the XFCE session of a loaded machine.
+  await waitReady(`guest sshd on ${g.ip}:22`, proc, () => greets(g.ip, 22, 'SSH-2.0-'), 120_000);
   return proc;
 }
