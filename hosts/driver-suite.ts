@@ -30,14 +30,60 @@ export interface DriverSuiteOptions {
 const SPLIT = IMAGES.split.name;
 const WHOLE = IMAGES.whole.name;
 
+/**
+ * Calls on the host and its guests still awaited, for a test that times out: vitest names only the
+ * test, and a hang in a suite of a dozen steps is otherwise found by guesswork. (Seen once in a soak
+ * run: the linux driver's stop-and-boot test timed out at 60 s, with no step named.)
+ */
+class PendingCalls {
+  readonly #calls = new Map<number, { what: string; since: number }>();
+  #seq = 0;
+
+  /** `target` with each method call that returns a promise recorded until it settles. */
+  trace<T extends object>(target: T, label: string): T {
+    return new Proxy(target, {
+      get: (t, prop) => {
+        const value = Reflect.get(t, prop, t) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          const out = (value as (...a: unknown[]) => unknown).apply(t, args);
+          const what = `${label}.${String(prop)}(${args.filter((a) => typeof a === 'string').join(', ')})`;
+          if (prop === 'guest' && out && typeof out === 'object') return this.trace(out, what);
+          return out instanceof Promise ? this.track(what, out) : out;
+        };
+      },
+    });
+  }
+
+  /** `promise`, recorded as `what` until it settles. */
+  track<T>(what: string, promise: Promise<T>): Promise<T> {
+    const id = ++this.#seq;
+    this.#calls.set(id, { what, since: Date.now() });
+    const done = () => this.#calls.delete(id);
+    promise.then(done, done);
+    return promise;
+  }
+
+  /** One line per call still awaited, with how long. */
+  describe(): string {
+    const now = Date.now();
+    return [...this.#calls.values()].map((c) => `${c.what}: awaited for ${now - c.since} ms`).join('\n');
+  }
+}
+
+const pending = new PendingCalls();
+
 /** Reads a guest stream to its end and until it has closed (releasing whatever it held in the VM). */
 function readAll(r: Readable): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    r.on('data', (c: Buffer) => chunks.push(Buffer.from(c)));
-    r.on('error', reject);
-    r.on('close', () => resolve(Buffer.concat(chunks).toString()));
-  });
+  return pending.track(
+    'reading a guest stream to its close',
+    new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(Buffer.from(c)));
+      r.on('error', reject);
+      r.on('close', () => resolve(Buffer.concat(chunks).toString()));
+    }),
+  );
 }
 
 export function runDriverSuite(o: DriverSuiteOptions): void {
@@ -56,11 +102,15 @@ export function runDriverSuite(o: DriverSuiteOptions): void {
     beforeAll(async () => {
       tmp = mkdtempSync(join(tmpdir(), `sandbay-suite-${o.name}-`));
       driver = await o.newDriver();
-      host = driver.host(typeof o.hostRef === 'function' ? o.hostRef() : o.hostRef);
+      host = pending.trace(driver.host(typeof o.hostRef === 'function' ? o.hostRef() : o.hostRef), 'host');
       expect(await host.listVms()).toEqual([]);
     });
 
-    afterEach(async () => {
+    afterEach(async (ctx) => {
+      const stuck = pending.describe();
+      if (ctx.task.result?.state === 'fail' && stuck !== '') {
+        process.stderr.write(`${o.name} driver suite, "${ctx.task.name}": still awaited\n${stuck}\n`);
+      }
       for (const v of await host.listVms()) await host.deleteVm(v.name);
     });
 
