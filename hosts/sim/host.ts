@@ -32,9 +32,8 @@ export class SimHost implements Host {
   readonly #vms = new Map<string, SimVm>();
   readonly #locks = new Map<string, Promise<unknown>>();
   #ipSeq = 0;
-  #bootMs: number;
   /** When the host booted, as `sysctl kern.boottime` tells on a Mac: a reboot changes it. */
-  #bootedAt: string;
+  #bootMs: number;
 
   constructor(address: string, model: MacModel, images: HostImage[], maxVms: number, ctx: SimContext) {
     this.address = address;
@@ -43,7 +42,6 @@ export class SimHost implements Host {
     this.maxVms = maxVms;
     this.ctx = ctx;
     this.#bootMs = ctx.clock.now();
-    this.#bootedAt = new Date(this.#bootMs).toISOString();
   }
 
   async info(): Promise<HostInfo> {
@@ -57,7 +55,7 @@ export class SimHost implements Host {
       diskGiB: p.diskGiB,
       images,
       maxVms: this.maxVms,
-      bootedAt: this.#bootedAt,
+      bootedAt: new Date(this.#bootMs).toISOString(),
     };
   }
 
@@ -202,7 +200,6 @@ export class SimHost implements Host {
     for (const vm of this.#vms.values()) this.#powerOff(vm);
     // A new boot time even when the (fake) clock has not moved: a reboot is what the probe sees.
     this.#bootMs = Math.max(this.ctx.clock.now(), this.#bootMs + 1000);
-    this.#bootedAt = new Date(this.#bootMs).toISOString();
   }
 
   vm(name: string): SimVm | undefined {

@@ -143,15 +143,10 @@ describe('an emulated Mac', () => {
         '--input-type=module',
         '-e',
         `import { upMacs } from ${JSON.stringify(join(import.meta.dirname, 'macs.ts'))};
-         import { execFileSync } from 'node:child_process';
-         import { writeFileSync } from 'node:fs';
-         const fleet = await upMacs(${JSON.stringify(join(root, 'killed'))}, 1);
-         const m = fleet.macs[0];
-         writeFileSync(${JSON.stringify(join(root, 'killed-key'))}, fleet.privateKey, { mode: 0o600 });
-         execFileSync('ssh', ['-i', ${JSON.stringify(join(root, 'killed-key'))}, '-o', 'StrictHostKeyChecking=no',
-           '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', '-o', 'BatchMode=yes', 'root@' + m.address,
-           'tart clone base-macos-26 v && (setsid nohup tart run v --no-graphics >/dev/null 2>&1 &) && tart ip v --wait 30'],
-           { stdio: 'ignore', timeout: 60_000 });
+         import { onMacOk, runByHand } from ${JSON.stringify(join(import.meta.dirname, 'operator-shell.ts'))};
+         const m = (await upMacs(${JSON.stringify(join(root, 'killed'))}, 1)).macs[0];
+         await onMacOk(m, 'tart clone base-macos-26 v');
+         await runByHand(m, 'v');
          process.stdout.write(JSON.stringify(m) + '\\n');
          setInterval(() => {}, 60_000);`,
       ],
