@@ -117,15 +117,22 @@ describe('tart guest on an emulated Mac', () => {
     await guest.exec(
       'rm -f typed.txt; (LANG=C.UTF-8 xterm -u8 -T typer -geometry 80x10+0+0 -e sh -c "cat > typed.txt" >/dev/null 2>&1 &)',
     );
+    // Mapped, not only created: a click before the window shows lands on the desktop, and xfwm4's
+    // focus-stealing prevention then keeps the focus from a window started before that click.
     await waitFor(
-      async () => (await guest.exec('xdotool search --class xterm')).return_code === 0,
-      'the xterm window',
+      async () => (await guest.exec('xdotool search --onlyvisible --name "^typer$"')).return_code === 0,
+      'the typer window shown',
       20_000,
     );
     await guest.click(100, 50);
+    let focused = '';
     await waitFor(
-      async () => (await guest.exec('xdotool getwindowfocus getwindowname')).stdout === 'typer\n',
-      'the xterm focused',
+      async () => {
+        const r = await guest.exec('xdotool getwindowfocus getwindowname; wmctrl -lG');
+        focused = r.stdout + r.stderr;
+        return r.stdout.startsWith('typer\n');
+      },
+      () => `the xterm focused (focus, then windows:\n${focused})`,
       20_000,
     );
     await guest.type('hello é\n');

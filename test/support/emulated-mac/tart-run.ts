@@ -1,5 +1,5 @@
 // `tart run NAME --no-graphics --vnc-experimental` on an emulated Mac: the VM is a real Linux desktop
-// built from the linux driver's pieces (Xvfb, a session bus and openbox, a password-protected x11vnc)
+// built from the linux driver's pieces (Xvfb, a session bus and the XFCE session, a password-protected x11vnc)
 // plus the guest's own sshd for the user `admin` in the VM's network namespace at 192.168.64.x.
 // As with Tart, the VNC server listens on the Mac's 127.0.0.1 (Virtualization.framework's server runs
 // in the `tart` process, not in the guest), the process stays in the foreground for the VM's life,
