@@ -209,16 +209,20 @@ export async function startSession(
     logFile: join(s.logDir, 'xfce4-session.log'),
   });
   const x = await XProbe.connect(display, cookie);
+  let wmSelection = 0;
+  const sessionShown = async () => {
+    try {
+      wmSelection ||= await x.internAtom('WM_S0');
+      return (await x.selectionOwner(wmSelection)) !== 0 && (await desktopShown(x));
+    } catch (e) {
+      // An X server too busy to answer within a request's bound (a loaded Mac) is asked again.
+      if (e instanceof DriverError && e.code === 'timeout') return false;
+      throw e;
+    }
+  };
   try {
-    const wmSelection = await x.internAtom('WM_S0');
     await Promise.all([
-      waitReady(
-        'the XFCE session',
-        session,
-        async () => (await x.selectionOwner(wmSelection)) !== 0 && (await desktopShown(x)),
-        timeoutMs,
-        50,
-      ),
+      waitReady('the XFCE session', session, sessionShown, timeoutMs, 50),
       waitReady('session bus', bus, async () => existsSync(`${s.runtimeDir}/bus`), timeoutMs),
     ]);
   } catch (e) {

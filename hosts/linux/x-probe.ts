@@ -2,6 +2,9 @@
 // spoken directly over the display's Unix socket (connection setup, InternAtom, GetSelectionOwner,
 // GetProperty, GetWindowAttributes).
 // The guest half has a full X client; this stays tiny so that booting a VM depends on nothing else.
+// A request that times out (a stalled or starved X server) may still be answered later: replies are
+// matched by sequence number and taken whole, so a late answer is skipped and never read as the
+// answer to the next request (which made a boot's readiness probe read every later answer one off).
 import { connect, type Socket } from 'node:net';
 import { DriverError } from '../driver.ts';
 
@@ -12,11 +15,15 @@ export class XProbe {
   #buf = Buffer.alloc(0);
   #waiter: (() => void) | undefined;
   #failed: Error | undefined;
+  /** The sequence number of the last request sent (X counts them from 1, modulo 2^16). */
+  #seq = 0;
+  readonly #timeoutMs: number;
   /** The first screen's root window, from the connection setup. */
   root = 0;
 
-  private constructor(sock: Socket) {
+  private constructor(sock: Socket, timeoutMs: number) {
     this.#sock = sock;
+    this.#timeoutMs = timeoutMs;
     sock.on('data', (b: Buffer) => {
       this.#buf = Buffer.concat([this.#buf, b]);
       this.#waiter?.();
@@ -29,12 +36,15 @@ export class XProbe {
     sock.on('close', () => fail(new DriverError('command_failed', 'X server closed the connection')));
   }
 
-  /** Connects to `display` (`:N`) with an MIT-MAGIC-COOKIE-1 and completes the setup handshake. */
+  /**
+   * Connects to `display` (`:N`) with an MIT-MAGIC-COOKIE-1 and completes the setup handshake;
+   * `timeoutMs` bounds the handshake and each request.
+   */
   static async connect(display: string, cookie: Buffer, timeoutMs = 2000): Promise<XProbe> {
     const m = /^:(\d+)$/.exec(display);
     if (!m) throw new DriverError('invalid_argument', `bad display ${display}`);
     const sock = connect({ path: `/tmp/.X11-unix/X${m[1]}` });
-    const x = new XProbe(sock);
+    const x = new XProbe(sock, timeoutMs);
     const name = Buffer.from('MIT-MAGIC-COOKIE-1');
     const head = Buffer.alloc(12);
     head.write('l', 0, 'latin1'); // little-endian
@@ -130,16 +140,38 @@ export class XProbe {
 
   async #request(req: Buffer): Promise<Buffer> {
     this.#sock.write(req);
-    const reply = await this.#read(32, 2000);
-    if (reply[0] === 0)
-      throw new DriverError('command_failed', `X request ${req[0]} failed with error ${reply[1]}`);
-    const extra = reply.readUInt32LE(4) * 4;
+    const seq = (this.#seq = (this.#seq + 1) & 0xffff);
+    const deadline = Date.now() + this.#timeoutMs;
+    for (;;) {
+      const message = await this.#message(deadline);
+      // Older: the answer to a request that timed out. (No events come: the probe selects none.)
+      if (message.readUInt16LE(2) !== seq) continue;
+      if (message[0] === 0)
+        throw new DriverError('command_failed', `X request ${req[0]} failed with error ${message[1]}`);
+      return message;
+    }
+  }
+
+  /** The next whole reply or error (32 bytes, and a reply's extra length), consumed only when complete. */
+  async #message(deadline: number): Promise<Buffer> {
+    await this.#buffered(32, deadline);
+    const extra = this.#buf[0] === 1 ? this.#buf.readUInt32LE(4) * 4 : 0;
+    await this.#buffered(32 + extra, deadline);
     // Copied: the read buffer's bytes are a view that later reads replace.
-    return extra ? Buffer.concat([reply, await this.#read(extra, 2000)]) : Buffer.from(reply);
+    const out = Buffer.from(this.#buf.subarray(0, 32 + extra));
+    this.#buf = this.#buf.subarray(32 + extra);
+    return out;
   }
 
   async #read(n: number, timeoutMs: number): Promise<Buffer> {
-    const deadline = Date.now() + timeoutMs;
+    await this.#buffered(n, Date.now() + timeoutMs);
+    const out = this.#buf.subarray(0, n);
+    this.#buf = this.#buf.subarray(n);
+    return out;
+  }
+
+  /** Waits until `n` bytes are buffered. */
+  async #buffered(n: number, deadline: number): Promise<void> {
     while (this.#buf.length < n) {
       if (this.#failed) throw this.#failed;
       const left = deadline - Date.now();
@@ -153,8 +185,5 @@ export class XProbe {
       });
       this.#waiter = undefined;
     }
-    const out = this.#buf.subarray(0, n);
-    this.#buf = this.#buf.subarray(n);
-    return out;
   }
 }
