@@ -11,6 +11,9 @@ export class ApiMetrics {
     help: 'HTTP requests answered, by method, route and status code.',
     labelNames: ['method', 'route', 'status'] as const,
     registers: [this.registry],
+    // Counted in plain numbers per request and added here, when scraped: prom-client's `inc` hashes
+    // and validates the labels on every call, even through a `labels()` child.
+    collect: () => this.#flushCounts(),
   });
   readonly duration = new Histogram({
     name: 'sandbay_http_request_duration_seconds',
@@ -42,11 +45,8 @@ export class ApiMetrics {
     if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
-  /** Per (method, route, status): the metric children, looked up once (prom-client hashes labels). */
-  readonly #children = new Map<
-    string,
-    { count: Counter.Internal; time: Histogram.Internal<'method' | 'route'> }
-  >();
+  /** The children of every route's observer, whose counts `collect` adds to `requests`. */
+  readonly #children: Child[] = [];
 
   /**
    * onResponse hook of one route (attached to each route by the app): counts and times its requests
@@ -54,33 +54,65 @@ export class ApiMetrics {
    * async hook costs a promise per request.
    */
   observerOf(route: string): onResponseHookHandler {
+    const children = this.#routeChildren(route);
     return (request, reply, done) => {
-      this.#observe(request.method, route, reply.statusCode, reply.elapsedTime);
+      this.#observe(children, request.method, reply.statusCode, reply.elapsedTime);
       done();
     };
   }
 
   /** onResponse hook of the app: counts the requests no route matched (the routes count their own). */
   observeUnmatched = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    if (request.is404) this.#observe(request.method, 'unmatched', reply.statusCode, reply.elapsedTime);
+    if (request.is404) this.#observe(this.#unmatched, request.method, reply.statusCode, reply.elapsedTime);
     done();
   };
 
-  #observe(method: string, route: string, statusCode: number, elapsedMs: number): void {
-    const key = `${method} ${route} ${statusCode}`;
-    let child = this.#children.get(key);
+  readonly #unmatched = this.#routeChildren('unmatched');
+
+  /** One route's children by method, then status code: no key string is built per request. */
+  #routeChildren(route: string): RouteChildren {
+    return { route, byMethod: new Map() };
+  }
+
+  #observe(children: RouteChildren, method: string, statusCode: number, elapsedMs: number): void {
+    let byStatus = children.byMethod.get(method);
+    if (!byStatus) children.byMethod.set(method, (byStatus = new Map()));
+    let child = byStatus.get(statusCode);
     if (!child) {
+      const { route } = children;
       const status = String(statusCode);
       child = {
-        count: this.requests.labels({ method, route, status }),
+        labels: { method, route, status },
+        pending: 0,
         time: this.duration.labels({ method, route }),
       };
-      this.#children.set(key, child);
+      byStatus.set(statusCode, child);
+      this.#children.push(child);
       if (route === '/v1/sandboxes' && method === 'POST') this.sandboxCreates.inc({ status }, 0);
     }
-    child.count.inc();
+    child.pending++;
     child.time.observe(elapsedMs / 1000);
-    if (route === '/v1/sandboxes' && method === 'POST')
+    if (children.route === '/v1/sandboxes' && method === 'POST')
       this.sandboxCreates.inc({ status: String(statusCode) });
   }
+
+  #flushCounts(): void {
+    for (const child of this.#children) {
+      if (child.pending === 0) continue;
+      this.requests.inc(child.labels, child.pending);
+      child.pending = 0;
+    }
+  }
+}
+
+/** The metrics of one (method, route, status): requests counted since the last scrape, the timer. */
+interface Child {
+  labels: { method: string; route: string; status: string };
+  pending: number;
+  time: Histogram.Internal<'method' | 'route'>;
+}
+
+interface RouteChildren {
+  route: string;
+  byMethod: Map<string, Map<number, Child>>;
 }
