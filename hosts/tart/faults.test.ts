@@ -44,6 +44,15 @@ beforeAll(async () => {
   host = driver.host({ name: mac.name, address: mac.address, model: 'm4', credentialsRef: 'f' });
 });
 
+/** sandbay's VM `vm`, running with `kept.txt` on its disk: made by the first test that needs it. */
+async function runningVm(): Promise<void> {
+  const vm = (await host.listVms()).find((v) => v.name === 'vm');
+  if (vm?.state === 'running') return;
+  if (!vm) await host.createVm({ name: 'vm', image: 'base-macos-26', cpu: 2, memoryGiB: 4 });
+  await host.startVm('vm');
+  await host.guest('vm').putFile('kept.txt', Buffer.from('kept'));
+}
+
 afterAll(async () => {
   await driver?.close();
   await downAll(join(root, 'macs'));
@@ -78,9 +87,7 @@ describe('tart driver faults', () => {
   });
 
   it('survives the Mac’s sshd killed with every connection: unreachable, then back; the VM kept running', async () => {
-    await host.createVm({ name: 'vm', image: 'base-macos-26', cpu: 2, memoryGiB: 4 });
-    await host.startVm('vm');
-    await host.guest('vm').putFile('kept.txt', Buffer.from('kept'));
+    await runningVm();
     await killMacSshd(mac);
     await expect(host.listVms()).rejects.toMatchObject({ code: 'unreachable' });
     await restartMacSshd(mac);
@@ -124,6 +131,7 @@ describe('tart driver faults', () => {
   });
 
   it('sees `tart run` dying under a VM: stopped, its disk kept, and it boots again', async () => {
+    await runningVm();
     await host.guest('vm').exec('sync');
     const run = JSON.parse(
       readFileSync(join(mac.tartHome, 'vms', 'vm', '.emulation', 'run.json'), 'utf8'),
@@ -141,6 +149,7 @@ describe('tart driver faults', () => {
 
   it('names the VMs it did not start when Tart refuses `tart run` over the licence limit', async () => {
     // Beside sandbay's running `vm`, an operator runs a VM of their own by hand.
+    await runningVm();
     await onMacOk(mac, 'tart clone base-macos-26 own');
     await runByHand(mac, 'own');
     await host.createVm({ name: 'other', image: 'base-macos-26', cpu: 2, memoryGiB: 4 });

@@ -8,13 +8,13 @@
 // Unix socket whose end in the machine's namespace connects to 127.0.0.1:PORT. Nothing else is
 // reachable from the namespace.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { chromium, type Browser } from 'playwright-core';
+import { browserNamespaceName } from './browser-namespace.ts';
 
 /** The flags every test browser runs with: no GPU, no network call of its own. */
 export const CHROMIUM_ARGS = [
@@ -35,7 +35,7 @@ export interface IsolatedBrowser {
 
 /** Launches Chromium in a fresh network namespace that reaches 127.0.0.1:`ports` of this machine. */
 export async function launchIsolatedChromium(ports: number[]): Promise<IsolatedBrowser> {
-  const ns = `sbtest-chromium-${randomBytes(4).toString('hex')}`;
+  const ns = browserNamespaceName();
   const dir = await mkdtemp(join(tmpdir(), 'sandbay-browser-'));
   const servers: Server[] = [];
   let bridge: ChildProcess | undefined;

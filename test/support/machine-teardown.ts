@@ -3,8 +3,10 @@
 // and cgroups behind for the next run to trip on; the reset removes whatever no live process holds
 // and whose data dir is gone, so suites of other runs going on at the same time keep their VMs (a
 // crashed driver's, which a restarted one adopts, too). `sandbay host reset` takes all of them.
-// Emulated Macs whose test process is gone go too (a killed tart test's namespaces and guest users).
+// Emulated Macs whose test process is gone go too (a killed tart test's namespaces and guest users),
+// and test browsers' network namespaces that no process is in.
 import { resetMachine } from '../../hosts/linux/machine-reset.ts';
+import { sweepAbandonedBrowserNamespaces } from './browser-namespace.ts';
 import { sweepAbandonedMacs } from './emulated-mac/macs.ts';
 
 export default function setup(): () => Promise<void> {
@@ -21,5 +23,10 @@ export default function setup(): () => Promise<void> {
     const macs = await sweepAbandonedMacs();
     if (macs.length > 0)
       process.stderr.write(`machine reset after the run: ${macs.length} emulated Macs removed\n`);
+    const browsers = sweepAbandonedBrowserNamespaces();
+    if (browsers.length > 0)
+      process.stderr.write(
+        `machine reset after the run: ${browsers.length} test browser namespaces removed\n`,
+      );
   };
 }

@@ -137,6 +137,11 @@ export async function dropUnreachableRouteIfUnused(): Promise<void> {
 export async function createVmNetwork(macNetns: string, slot: number, address: string): Promise<string> {
   const vmNetns = `${macNetns}-vm${slot}`;
   await ip('netns', 'del', vmNetns).catch(() => {});
+  // The slot's address had the last VM's MAC address in the Mac's neighbour table, and this VM's
+  // veth has a new one: packets would go to the old MAC until the entry aged out and was probed
+  // again (15-45 s, then 5 s more), so a boot's first SSH greeting came 20-45 s late. A guest that
+  // took over an address announces itself; here the stale entry is dropped.
+  await ip('-n', macNetns, 'neigh', 'flush', 'to', address, 'dev', 'br64').catch(() => {});
   await ip('netns', 'add', vmNetns);
   const macIf = `vm${slot}`;
   await ip('-n', macNetns, 'link', 'del', macIf).catch(() => {});

@@ -295,8 +295,9 @@ async function startGuestSshd(tracker: ProcessTracker, g: GuestSshd): Promise<Tr
   );
   // Real Tart sets no deadline on a guest's boot: the driver's own (`tart ip --wait`, its boot
   // timeout) decides when a boot has failed. This bound only keeps a wedged emulation from hanging
-  // forever; it is past the driver's default (60 s). A 10-s bound here failed boots that were only
-  // slow: seen in a full run, the guest's sshd starting beside the XFCE session of a loaded machine.
+  // forever; it is past the driver's default (60 s). (A 10-s bound here once failed a boot whose
+  // first greeting came 20-45 s late: the Mac's stale neighbour entry for the slot's address, which
+  // createVmNetwork now drops.)
   await waitReady(`guest sshd on ${g.ip}:22`, proc, () => greets(g.ip, 22, 'SSH-2.0-'), 120_000);
   return proc;
 }
