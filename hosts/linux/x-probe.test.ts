@@ -1,7 +1,7 @@
 // The boot's X probe against a real Xvfb that stops answering for a while (SIGSTOP, as a starved X
 // server on a loaded Mac): the request that timed out is answered late, and that late answer must
 // not be read as the answer to the next request.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,9 +13,9 @@ const dir = mkdtempSync(join(tmpdir(), 'sandbay-x-probe-'));
 let xvfb: ChildProcess;
 let display: string;
 let cookie: Buffer;
+const auth = join(dir, 'Xauthority');
 
 beforeAll(async () => {
-  const auth = join(dir, 'Xauthority');
   cookie = writeXauthority(auth, process.getuid!(), process.getgid!());
   xvfb = spawn('Xvfb', ['-displayfd', '3', '-auth', auth, '-nolisten', 'tcp', '-screen', '0', '64x64x24'], {
     stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
@@ -52,6 +52,21 @@ describe('XProbe', () => {
       expect(await x.internAtom('WM_NAME')).toBe(39);
       expect(await x.viewable(x.root)).toBe(true);
       expect(await x.internAtom('WM_CLASS')).toBe(67);
+    } finally {
+      x.close();
+    }
+  });
+
+  it('skips the events every client gets (MappingNotify when a keyboard mapping changes)', async () => {
+    const x = await XProbe.connect(display, cookie);
+    try {
+      expect(await x.internAtom('WM_NAME')).toBe(39);
+      // Typing a character the keymap lacks remaps a keycode: a MappingNotify to every client.
+      execFileSync('xdotool', ['type', '\u2603'], {
+        env: { ...process.env, DISPLAY: display, XAUTHORITY: auth },
+      });
+      expect(await x.internAtom('WM_CLASS')).toBe(67);
+      expect(await x.internAtom('WM_NAME')).toBe(39);
     } finally {
       x.close();
     }

@@ -144,7 +144,10 @@ export class XProbe {
     const deadline = Date.now() + this.#timeoutMs;
     for (;;) {
       const message = await this.#message(deadline);
-      // Older: the answer to a request that timed out. (No events come: the probe selects none.)
+      // An event: the probe selects none, but some go to every client (MappingNotify when a
+      // keyboard mapping changes, as xdotool's typing does).
+      if (message[0]! > 1) continue;
+      // Older: the answer to a request that timed out.
       if (message.readUInt16LE(2) !== seq) continue;
       if (message[0] === 0)
         throw new DriverError('command_failed', `X request ${req[0]} failed with error ${message[1]}`);
@@ -152,10 +155,14 @@ export class XProbe {
     }
   }
 
-  /** The next whole reply or error (32 bytes, and a reply's extra length), consumed only when complete. */
+  /**
+   * The next whole message, consumed only when complete: 32 bytes, and the extra length a reply or
+   * a GenericEvent (35; bit 7 marks a SendEvent) declares.
+   */
   async #message(deadline: number): Promise<Buffer> {
     await this.#buffered(32, deadline);
-    const extra = this.#buf[0] === 1 ? this.#buf.readUInt32LE(4) * 4 : 0;
+    const type = this.#buf[0]! & 0x7f;
+    const extra = type === 1 || type === 35 ? this.#buf.readUInt32LE(4) * 4 : 0;
     await this.#buffered(32 + extra, deadline);
     // Copied: the read buffer's bytes are a view that later reads replace.
     const out = Buffer.from(this.#buf.subarray(0, 32 + extra));
