@@ -97,7 +97,19 @@ export async function startTartStack(prefix: string, opts: TartStackOptions): Pr
   try {
     const up = await runProcess(
       'npm',
-      ['run', '--silent', 'emulated-macs', '--', 'up', String(opts.macs), '--data-dir', dataDir],
+      // Going with this process: a test killed before its cleanup leaves Macs the sweep removes.
+      [
+        'run',
+        '--silent',
+        'emulated-macs',
+        '--',
+        'up',
+        String(opts.macs),
+        '--data-dir',
+        dataDir,
+        '--owner-pid',
+        String(process.pid),
+      ],
       { cwd: REPO, env: { ...process.env, SANDBAY_EMULATED_MACS_DIR: macsRoot } },
     );
     if (up.code !== 0) throw new Error(`emulated-macs up: exit ${up.code}: ${up.stderr}`);

@@ -37,6 +37,12 @@ export function currentOwner(): ClaimOwner {
   return { pid: process.pid, pidStart: pidStartTime(process.pid) ?? 0, bootId: bootId() };
 }
 
+/** The claim owner record of a running process (undefined when no such process runs). */
+export function ownerOf(pid: number): ClaimOwner | undefined {
+  const pidStart = pidStartTime(pid);
+  return pidStart === undefined ? undefined : { pid, pidStart, bootId: bootId() };
+}
+
 export function bootId(): string {
   return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
 }

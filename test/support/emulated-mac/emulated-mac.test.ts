@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { once } from 'node:events';
 import { findUser } from '../../../hosts/linux/vm-user.ts';
 import { downAll, listMacs, sweepAbandonedMacs, upMacs, type EmulatedMac } from './macs.ts';
-import { claimedLinks, namespaces } from './network.ts';
+import { claimedLinks, namespaces, readLinkClaim } from './network.ts';
 
 let root: string;
 let keyFile: string;
@@ -118,13 +118,6 @@ describe('an emulated Mac', () => {
       `ssh -i ${keyFile} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR ` +
         `admin@192.168.64.2 'id -un; xdpyinfo | grep dimensions'`,
     );
-    console.log(
-      onMac(
-        'namei -l $TART_HOME/vms/a/.emulation/home/.ssh/authorized_keys; tail -1 $TART_HOME/vms/a/.emulation/passwd; id sbemac' +
-          mac.link +
-          's0',
-      ).stdout,
-    );
     expect(guest.stdout).toMatch(/^admin\n {2}dimensions: {4}1024x768 pixels/);
     // Not from the control plane's own namespace: the unreachable route refuses it at once.
     const direct = spawnSync('bash', ['-c', 'exec 3<>/dev/tcp/192.168.64.2/22'], { encoding: 'utf8' });
@@ -179,6 +172,35 @@ describe('an emulated Mac', () => {
     expect((await namespaces()).filter((n) => n.startsWith(killed.netns))).toEqual([]);
     expect(findUser(`sbemac${killed.link}s0`)).toBeUndefined();
     expect(existsSync(killed.dir)).toBe(false);
+  });
+
+  it('made by `emulated-macs up --owner-pid`, goes with that process (a test that runs the command)', async () => {
+    const owner = spawn('sleep', ['600'], { stdio: 'ignore' });
+    const exited = once(owner, 'exit');
+    onTestFinished(() => {
+      owner.kill('SIGKILL');
+    });
+    const cli = join(import.meta.dirname, 'cli.ts');
+    const env = { ...process.env, SANDBAY_EMULATED_MACS_DIR: join(root, 'cli-owned') };
+    const dataDir = join(root, 'cli-data');
+    const up = (pid: string) =>
+      spawnSync(process.execPath, [cli, 'up', '1', '--data-dir', dataDir, '--owner-pid', pid], {
+        env,
+        encoding: 'utf8',
+      });
+    expect(up('0')).toMatchObject({
+      status: 2,
+      stderr: 'emulated-macs up: --owner-pid 0: no such process\n',
+    });
+    const made = up(String(owner.pid));
+    expect(made.status).toBe(0);
+    const link = Number(/name: emulated-(\d+)/.exec(made.stdout)?.[1]);
+    expect(readLinkClaim(link)?.owner?.pid).toBe(owner.pid);
+    expect(await sweepAbandonedMacs()).not.toContain(link); // its owner lives
+    owner.kill('SIGKILL');
+    await exited;
+    expect(await sweepAbandonedMacs()).toContain(link);
+    expect(claimedLinks()).not.toContain(link);
   });
 
   it('is gone with every namespace, process and file after down', async () => {

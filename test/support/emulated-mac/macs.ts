@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { IMAGES, MAC_PROFILES } from '../../../crds/mac-models.ts';
 import { API_VERSION, type MacModel } from '../../../crds/meta.ts';
-import { ownerAlive } from '../../../hosts/linux/claims.ts';
+import { currentOwner, ownerAlive, type ClaimOwner } from '../../../hosts/linux/claims.ts';
 import { run, signalPid, waitUntil, pidAlive } from '../../../hosts/linux/runner.ts';
 import { generateSshKey } from '../../../hosts/linux/sshd.ts';
 import { greets } from '../../../hosts/linux/probe.ts';
@@ -84,18 +84,20 @@ function fleetKey(root: string): { privateKey: string; publicKey: string } {
 }
 
 /**
- * Creates `count` more Macs under `root`. They go with this process (`sweepAbandonedMacs` removes
- * them once it is gone without removing them) unless `outlive` (`emulated-macs up`).
+ * Creates `count` more Macs under `root`. They go with `owner`, by default this process
+ * (`sweepAbandonedMacs` removes them once it is gone without removing them); `owner: undefined`
+ * (`emulated-macs up` by hand) keeps them until `down`.
  */
 export async function upMacs(
   root: string,
   count: number,
   model: MacModel = 'm4',
-  opts: { outlive?: boolean } = {},
+  opts: { owner?: ClaimOwner | undefined } = {},
 ): Promise<Fleet> {
   const key = fleetKey(root);
   const macs: EmulatedMac[] = [];
-  for (let i = 0; i < count; i++) macs.push(await upMac(root, model, key.publicKey, opts.outlive ?? false));
+  const owner = 'owner' in opts ? opts.owner : currentOwner();
+  for (let i = 0; i < count; i++) macs.push(await upMac(root, model, key.publicKey, owner));
   return { root, privateKey: key.privateKey, macs };
 }
 
@@ -103,9 +105,9 @@ async function upMac(
   root: string,
   model: MacModel,
   publicKey: string,
-  outlive: boolean,
+  owner: ClaimOwner | undefined,
 ): Promise<EmulatedMac> {
-  const l = claimLink(resolve(root), outlive);
+  const l = claimLink(resolve(root), owner);
   const dir = join(root, 'macs', l.netns);
   const mac: EmulatedMac = {
     name: `emulated-${l.link}`,
@@ -446,7 +448,7 @@ async function pidsInNamespaces(netns: string): Promise<number[]> {
 /**
  * Removes the Macs of processes that are gone without removing them (a test or a bench killed
  * before its cleanup): their namespaces, processes, guest users, files and link claims. Macs of
- * live processes and those made to outlive theirs are left. Returns the links removed.
+ * live processes and those made by hand (no owner) are left. Returns the links removed.
  */
 export async function sweepAbandonedMacs(): Promise<number[]> {
   const removed: number[] = [];

@@ -4,7 +4,7 @@
 // its own namespace. The host namespace gets an `unreachable` route for 192.168.64.0/24, so a bug
 // that connects to a VM address directly fails at once instead of sending a packet off the machine.
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { currentOwner, type ClaimOwner } from '../../../hosts/linux/claims.ts';
+import type { ClaimOwner } from '../../../hosts/linux/claims.ts';
 import { run } from '../../../hosts/linux/runner.ts';
 
 /** Where link numbers are claimed (one mkdir each: atomic across processes). */
@@ -33,17 +33,17 @@ export function macLink(link: number): MacLink {
 /**
  * Whose a claimed link is: the root dir of its Mac's files, and the process the Mac goes with
  * (a test's or a bench's), so that a sweep can remove the Macs of a process that was killed before
- * its cleanup ran. Macs made by `emulated-macs up` outlive their process: no owner.
+ * its cleanup ran. Macs made by hand (`emulated-macs up` without `--owner-pid`) have no owner.
  */
 export interface LinkClaim {
   root: string;
   owner?: ClaimOwner;
 }
 
-/** Claims a free link number (1–250) for a new Mac, for `root`'s Macs of this process unless `outlive`. */
-export function claimLink(root: string, outlive = false): MacLink {
+/** Claims a free link number (1–250) for a new Mac of `root`, going with `owner` (none: kept). */
+export function claimLink(root: string, owner: ClaimOwner | undefined): MacLink {
   mkdirSync(LINKS_DIR, { recursive: true });
-  const claim: LinkClaim = outlive ? { root } : { root, owner: currentOwner() };
+  const claim: LinkClaim = owner ? { root, owner } : { root };
   for (let link = 1; link <= 250; link++) {
     // The dir is made whole (with its claim inside) and renamed into place: a sweep never sees a
     // claimed link without its owner. rename(2) of a dir onto an existing non-empty dir fails.
