@@ -17,7 +17,10 @@ const auth = join(dir, 'Xauthority');
 
 beforeAll(async () => {
   cookie = writeXauthority(auth, process.getuid!(), process.getgid!());
-  xvfb = spawn('Xvfb', ['-displayfd', '3', '-auth', auth, '-nolisten', 'tcp', '-screen', '0', '64x64x24'], {
+  // -noreset: without it the server resets when its last client leaves (one test's probe closing),
+  // closing whatever connection the next test opened meanwhile (ECONNRESET in a full run).
+  const args = ['-displayfd', '3', '-auth', auth, '-noreset', '-nolisten', 'tcp', '-screen', '0', '64x64x24'];
+  xvfb = spawn('Xvfb', args, {
     stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
   });
   display = await new Promise<string>((resolve, reject) => {

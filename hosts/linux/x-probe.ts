@@ -5,6 +5,7 @@
 // A request that times out (a stalled or starved X server) may still be answered later: replies are
 // matched by sequence number and taken whole, so a late answer is skipped and never read as the
 // answer to the next request (which made a boot's readiness probe read every later answer one off).
+// One request at a time: callers await each before the next.
 import { connect, type Socket } from 'node:net';
 import { DriverError } from '../driver.ts';
 
