@@ -16,11 +16,16 @@ export const browserNamespaceName = () => `sbtest-chromium-${randomBytes(4).toSt
  * younger than `minAgeMs` is left too: a test of another run may have just made it and not yet
  * started its bridge in it (milliseconds).
  */
-export function sweepAbandonedBrowserNamespaces(minAgeMs = 60_000, now = Date.now()): string[] {
+export function sweepAbandonedBrowserNamespaces(
+  minAgeMs = 60_000,
+  now = Date.now(),
+  /** Only these (a test of the sweep, which must not take other tests' browsers). */
+  among?: readonly string[],
+): string[] {
   const names = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })
     .split('\n')
     .map((line) => line.split(' ')[0]!)
-    .filter((name) => NAMESPACE.test(name));
+    .filter((name) => NAMESPACE.test(name) && (!among || among.includes(name)));
   const removed: string[] = [];
   for (const name of names) {
     if (now - statSync(`/run/netns/${name}`).mtimeMs < minAgeMs) continue;
