@@ -46,6 +46,8 @@ export class FrameRecorder {
   readonly #maxDurationS: number;
   readonly #maxActive: number;
   readonly #active = new Map<string, Active>();
+  /** The settle under way per recording (#settle). */
+  readonly #settling = new Map<string, Promise<RecordingMeta>>();
 
   /** `dir`: the VM's recordings on the control plane (`<id>.mp4` beside `<id>.json`). */
   constructor(dir: string, frame: () => Promise<Frame>, opts: FrameRecorderOptions = {}) {
@@ -237,8 +239,21 @@ export class FrameRecorder {
     return this.#settle(meta.id);
   }
 
-  /** Once ffmpeg exited: `stopped` with duration and size if the MP4 is valid, else `failed`. */
-  async #settle(id: string): Promise<RecordingMeta> {
+  /**
+   * Once ffmpeg exited: `stopped` with duration and size if the MP4 is valid, else `failed`. The
+   * exit watcher and stop() both settle; they share one attempt, so that stop() answers with the very
+   * record that is stored (two attempts each stamped their own `stopped_at`, and the later write won).
+   */
+  #settle(id: string): Promise<RecordingMeta> {
+    let settling = this.#settling.get(id);
+    if (!settling) {
+      settling = this.#settleOnce(id).finally(() => this.#settling.delete(id));
+      this.#settling.set(id, settling);
+    }
+    return settling;
+  }
+
+  async #settleOnce(id: string): Promise<RecordingMeta> {
     this.#active.delete(id);
     const meta = await this.#store.read(id);
     if (!meta) throw new DriverError('not_found', `no recording ${id}`);
