@@ -319,6 +319,8 @@ class LiveSandbay(unittest.TestCase):
         self.assertIn(snap["version"], [s["version"] for s in c.snapshots()])
         self.assertEqual([s["version"] for s in c.snapshots(sandbox_id=sb.id)], [snap["version"]])
         self.assertEqual(c.get_snapshot(snap["version"])["status"], "ready")
+        # A restore takes a free VM: the pool may still be cloning one after an earlier test's delete.
+        wait_for_warm_vm(c)
         with c.restore(snap["version"]) as restored:
             self.assertEqual(restored.download_bytes("state.txt"), b"kept")
         with self.assertRaises(SandbayError) as gone:

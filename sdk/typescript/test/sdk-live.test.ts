@@ -342,6 +342,8 @@ describe('snapshots, restore, dispose', () => {
     expect((await client.snapshots()).map((s) => s.version)).toContain(snap.version);
     expect((await client.snapshots({ sandboxId: sb.id })).map((s) => s.version)).toEqual([snap.version]);
     expect((await client.getSnapshot(snap.version)).status).toBe('ready');
+    // A restore takes a free VM: the pool may still be cloning one after an earlier test's delete.
+    await waitForWarmVm(live.url, live.accountKey);
     let restoredId: string;
     {
       await using restored = await client.restore(snap.version);
