@@ -34,7 +34,7 @@ export interface SlotClaim extends ClaimOwner {
 }
 
 export function currentOwner(): ClaimOwner {
-  return { pid: process.pid, pidStart: pidStartTime(process.pid) ?? 0, bootId: bootId() };
+  return ownerOf(process.pid)!; // this process runs: its /proc entry is there
 }
 
 /** The claim owner record of a running process (undefined when no such process runs). */

@@ -2,9 +2,9 @@
 // Macs and prints their Mini resources as YAML on stdout (progress on stderr); the control plane's
 // key goes to DIR/tart/credentials/emulated-macs/ (DIR: the server's --data-dir, default ./data),
 // which the Minis name as their credentialsRef. The Macs stay until `down`, or with --owner-pid go
-// with that process (a test's that runs this command): `sweep` removes them once it is gone. `npm run emulated-macs -- down` removes every Mac, namespace,
-// process and file they made, and `sweep` (which `down` does too) the Macs of tests and benches that
-// were killed before their cleanup. `SANDBAY_EMULATED_MACS_DIR` moves their root (default /var/lib/…).
+// with that process (a test's that runs this command). `npm run emulated-macs -- down` removes every
+// Mac, namespace, process and file they made, and `sweep` (which `down` does too) the Macs of tests
+// and benches that were killed before their cleanup. `SANDBAY_EMULATED_MACS_DIR` moves their root (default /var/lib/…).
 import { parseArgs } from 'node:util';
 import type { MacModel } from '../../../crds/meta.ts';
 import { ownerOf } from '../../../hosts/linux/claims.ts';
@@ -33,8 +33,9 @@ if (command === 'up') {
     process.exit(2);
   }
   const ownerPid = values['owner-pid'];
-  const owner = ownerPid === undefined ? undefined : ownerOf(Number(ownerPid));
-  if (ownerPid !== undefined && (!/^[1-9][0-9]*$/.test(ownerPid) || !owner)) {
+  const owner =
+    ownerPid !== undefined && /^[1-9][0-9]*$/.test(ownerPid) ? ownerOf(Number(ownerPid)) : undefined;
+  if (ownerPid !== undefined && !owner) {
     process.stderr.write(`emulated-macs up: --owner-pid ${ownerPid}: no such process\n`);
     process.exit(2);
   }
