@@ -397,6 +397,41 @@ describe('system', () => {
     expect(none.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('echoes the X-Request-Id on refusals and on paths no route matches', async () => {
+    const headers = { 'x-request-id': 'trace-refused-1' };
+    const noKey = await s.call(undefined, 'GET', '/v1/sandboxes', undefined, headers);
+    const badKey = await s.call('sk_not-a-key', 'POST', '/v1/sandboxes', {}, headers);
+    const unmatched = await s.call(undefined, 'GET', '/v1/no-such-thing', undefined, headers);
+    const unmatchedPost = await s.call(undefined, 'POST', '/nowhere', { a: 1 }, headers);
+    expect(
+      [noKey, badKey, unmatched, unmatchedPost].map((r) => [r.statusCode, r.headers['x-request-id']]),
+    ).toEqual([
+      [401, 'trace-refused-1'],
+      [401, 'trace-refused-1'],
+      [404, 'trace-refused-1'],
+      [404, 'trace-refused-1'],
+    ]);
+  });
+
+  it("counts a request no route matches once, as unmatched, and a route's requests under its route", async () => {
+    const count = async (route: string, method: string, status: number): Promise<number> => {
+      const text = await s.app.apiMetrics.registry.metrics();
+      const labels = `method="${method}",route="${route}",status="${status}"`;
+      const line = text.split('\n').find((l) => l.startsWith(`sandbay_http_requests_total{${labels}}`));
+      return line === undefined ? 0 : Number(line.split(' ').pop());
+    };
+    const before = [
+      await count('unmatched', 'GET', 404),
+      await count('/v1/sandboxes/:sandboxID', 'GET', 401),
+    ];
+    await s.call(undefined, 'GET', '/v1/no-such-route');
+    await s.call(undefined, 'GET', '/v1/sandboxes/sb-none');
+    expect([
+      await count('unmatched', 'GET', 404),
+      await count('/v1/sandboxes/:sandboxID', 'GET', 401),
+    ]).toEqual([before[0]! + 1, before[1]! + 1]);
+  });
+
   it('names every operation with a unique camelCase operationId and tags it (SDK generators use both)', async () => {
     const doc = (await s.call(undefined, 'GET', '/openapi.json')).json();
     const ops = Object.entries(

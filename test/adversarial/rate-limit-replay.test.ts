@@ -30,7 +30,16 @@ it('a 429 is never replayed as a key’s answer', async () => {
     });
   // Use up the window with plain reads, then the keyed create is refused.
   const read = () => httpRequest(`${url}/v1/sandboxes`, { headers });
-  for (let i = 0; i < 10 && (await read()).status !== 429; i++);
+  let limited: RawResponse | undefined;
+  for (let i = 0; i < 10 && (limited = await read()).status !== 429; i++);
+  // The read's refusal is the limiter's whole answer: its error, headers and the request id.
+  expect([limited?.status, errorOf(limited!), limited?.headers['x-ratelimit-remaining']]).toEqual([
+    429,
+    'rate_limited',
+    '0',
+  ]);
+  expect(limited?.headers['retry-after']).toMatch(/^\d+$/);
+  expect(limited?.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   const refused = await create();
   expect([refused.status, errorOf(refused)]).toEqual([429, 'rate_limited']);
   const namespace = 'limited';
