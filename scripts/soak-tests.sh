@@ -14,7 +14,8 @@ case "$n" in
 esac
 
 repo=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
-work=$(mktemp -d "${TMPDIR:-/tmp}/sandbay-soak-XXXXXX")
+tmp=${TMPDIR:-/tmp}
+work=$(mktemp -d "$tmp/sandbay-soak-XXXXXX")
 cleanup() {
   # The clone's last reset already ran; only the files remain.
   if [ "${KEEP:-}" = 1 ]; then echo "kept: $work" >&2; else rm -rf "$work"; fi
@@ -39,6 +40,7 @@ while [ "$i" -le "$n" ]; do
   node_modules/.bin/node test/support/emulated-mac/cli.ts sweep >>"$work/reset-$i.log" 2>&1 ||
     echo "soak: emulated-Mac sweep before run $i failed" >&2
   log="$work/run-$i.log"
+  ls -A "$tmp" | sort >"$work/tmp-before-$i"
   if NO_COLOR=1 FORCE_COLOR=0 CI=1 npm test >"$log" 2>&1; then
     passed=$((passed + 1))
     echo "run $i: passed"
@@ -53,6 +55,9 @@ while [ "$i" -le "$n" ]; do
       printf '    %s\n' "$(grep -v nodedir "$log" | grep -m 1 -iE 'error|✖' || tail -n 1 "$log")"
     fi
   fi
+  # What the run left in the temporary directory (tests remove what they create): said, not failed.
+  left=$(ls -A "$tmp" | sort | comm -13 "$work/tmp-before-$i" - | grep -v '^bash_' | tr '\n' ' ')
+  [ -z "$left" ] || echo "  left in $tmp by run $i: $left"
   i=$((i + 1))
 done
 

@@ -3,7 +3,7 @@
 // is `Ready=False` with a reason and a message that say what to fix, the operator keeps probing on
 // its period (a probe failure is a state of the Mini, never a crash), and once the Mini or the Mac is
 // put right it is Ready=True again without a restart.
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +42,17 @@ async function readyFalse(name: string) {
     `${name} Ready=False`,
     60_000,
   );
+}
+
+/**
+ * Puts a new script in place of an executable the Mac runs all the time (the operator's probes, the
+ * pool's `tart list`): written beside it, then renamed over it. Writing it in place fails with
+ * ETXTBSY whenever a `tart` is being exec'd at that instant, and an exec between the truncation and
+ * the write would run an empty script.
+ */
+function replaceScript(path: string, text: string): void {
+  writeFileSync(`${path}.new`, text, { mode: 0o755 });
+  renameSync(`${path}.new`, path);
 }
 
 const readyTrue = () =>
@@ -124,7 +135,7 @@ describe('a Mini the operator got wrong (tart driver, emulated Mac)', () => {
     // The operator installed Tart 1.9 on the Mac: `tart --version` says so, the rest is as before.
     const wrapper = join(mac.dir, 'bin', 'tart');
     const tart2 = readFileSync(wrapper, 'utf8');
-    writeFileSync(
+    replaceScript(
       wrapper,
       tart2.replace('#!/bin/sh\n', '#!/bin/sh\n[ "$1" = --version ] && { echo 1.9.0; exit 0; }\n'),
     );
@@ -134,7 +145,7 @@ describe('a Mini the operator got wrong (tart driver, emulated Mac)', () => {
         message: `tart 1.9.0 on ${NAME}: sandbay needs Tart 2.x`,
       });
     } finally {
-      writeFileSync(wrapper, tart2);
+      replaceScript(wrapper, tart2);
     }
     await readyTrue();
   });

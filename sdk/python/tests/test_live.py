@@ -7,6 +7,7 @@ import http.client
 import http.server
 import json
 import os
+import shutil
 import socket
 import socketserver
 import struct
@@ -82,6 +83,10 @@ class LiveSandbay(unittest.TestCase):
     def setUpClass(cls) -> None:
         cls.client = Client()  # SANDBAY_API_KEY, SANDBAY_URL
         cls.local = Path(tempfile.mkdtemp(prefix="sandbay-py-"))
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        shutil.rmtree(cls.local, ignore_errors=True)
 
     def test_01_reservations(self) -> None:
         c = self.client
