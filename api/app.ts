@@ -10,12 +10,13 @@ import Fastify, {
   type FastifyPluginAsync,
   type FastifyReply,
   type FastifyRequest,
+  type onRequestHookHandler,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Store } from '../store/store.ts';
 import type { BlobStore } from '../operator/blob-store.ts';
 import { systemClock, type Clock } from '../operator/runtime/clock.ts';
-import { routeAuthenticator, routeAuthOf, type RouteAuth, type RouteAuthenticator } from './auth.ts';
+import { authHook, routeAuthOf, type RouteAuth } from './auth.ts';
 import { AuthFailureLimiter, DEFAULT_AUTH_FAILURE_LIMITS, type AuthFailureLimits } from './auth-failures.ts';
 import { ApiError, errorHandler, notFoundHandler } from './errors.ts';
 import { sweepExpiredRecords } from './idempotency.ts';
@@ -25,8 +26,7 @@ import { storageGuardHook, writesToDataDir, type StorageGuardOptions } from './s
 import { ApiMetrics } from './metrics.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
 import { actRoutes } from './routes/act.ts';
-import { requestIdOf } from './request-id.ts';
-import { echoRequestId, frontHook, limitInFront } from './route-hooks.ts';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
 import { RequestRateLimiter, type RateLimit } from './rate-limit.ts';
 import { accountKeyRoutes } from './routes/account-keys.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -171,6 +171,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
   setJsonParser(app);
 
   const shutdown = new AbortController();
@@ -221,49 +222,39 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     }),
   };
 
-  // The hooks are attached to each route as it is added (route-hooks.ts), so that a request pays
-  // only for what its route needs, in as few hook stages as possible, and nothing is decided per
-  // request: the request id header, authentication unless the route is public, then the storage
-  // guard on the routes that write to the data directory; the rate limit (after authentication, so
-  // that it counts per key; before the routes' preHandlers, so that a 429 is never recorded as an
-  // Idempotency-Key's answer); the metrics.
+  // Callback hooks where nothing is awaited: an async hook costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+    done();
+  });
+  app.addHook('onResponse', metrics.observeUnmatched);
+  // The hooks that depend on the route are attached to each route as it is added, so that a request
+  // pays only for what its route needs and nothing is decided per request: authentication unless
+  // the route is public, then the storage guard on the routes that write to the data directory;
+  // the rate limit (after authentication, so that it counts per key; before the routes'
+  // preHandlers, so that a 429 is never recorded as an Idempotency-Key's answer); the metrics.
   const limit = opts.rateLimit === undefined ? DEFAULT_RATE_LIMIT : opts.rateLimit;
   const limiter = limit ? new RequestRateLimiter(limit) : undefined;
   const guard = opts.storageGuard && storageGuardHook(opts.storageGuard);
-  const authenticators = new Map<RouteAuth, RouteAuthenticator>();
-  const authFor = (auth: Exclude<RouteAuth, 'public'>): RouteAuthenticator => {
-    let authn = authenticators.get(auth);
-    if (!authn)
-      authenticators.set(
-        auth,
-        (authn = routeAuthenticator(auth, reads, () => clock.now(), authFailures, sessions)),
-      );
-    return authn;
+  const authHooks = new Map<RouteAuth, onRequestHookHandler>();
+  const authFor = (auth: Exclude<RouteAuth, 'public'>): onRequestHookHandler => {
+    let hook = authHooks.get(auth);
+    if (!hook) authHooks.set(auth, (hook = authHook(auth, reads, () => clock.now(), authFailures, sessions)));
+    return hook;
   };
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const auth = routeAuthOf(route.url, route.config as { auth?: RouteAuth } | undefined);
-    const own = hooksOf(route.onRequest);
-    const inFront = limiter && limitInFront(methods, own.length, hooksOf(route.preParsing).length);
-    const front = frontHook(
-      auth === 'public' ? undefined : authFor(auth),
-      inFront ? limiter.hook : undefined,
-    );
-    const guarded = guard && methods.some((m) => writesToDataDir(m, route.url));
+    const first: onRequestHookHandler[] = [
+      ...(auth === 'public' ? [] : [authFor(auth)]),
+      ...(guard && methods.some((m) => writesToDataDir(m, route.url)) ? [guard] : []),
+    ];
     // New arrays, never pushed into: Fastify copies a GET route's options for its HEAD route.
-    route.onRequest = [front, ...(guarded ? [guard] : []), ...own];
-    if (limiter && !inFront) route.preValidation = [limiter.hook, ...hooksOf(route.preValidation)];
+    route.onRequest = [...first, ...hooksOf(route.onRequest)];
+    if (limiter) route.preValidation = [limiter.hook, ...hooksOf(route.preValidation)];
     route.onResponse = [...hooksOf(route.onResponse), metrics.observerOf(route.url)];
   });
 
-  // The requests no route matched get no route's hooks: the 404 handler is set in a plugin of its
-  // own, whose hooks serve only it (a hook added to the app itself would reach every route too:
-  // one more call each request pays, for a header its route's hook sets anyway).
-  await app.register(async (unmatched) => {
-    unmatched.addHook('onRequest', echoRequestId);
-    unmatched.addHook('onResponse', metrics.observeUnmatched);
-    unmatched.setNotFoundHandler(notFoundHandler);
-  });
   await registerOpenApi(app);
   const routeOpts = { ctx };
   await app.register(healthRoutes, {

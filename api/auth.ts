@@ -4,7 +4,7 @@
 // hash in constant time; the plaintext is never stored nor logged. Admin keys are for the admin
 // listener only: here they are unknown keys (401), like any other key of the wrong kind.
 import { timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { parseCookie } from 'cookie';
 import type { ApiKey, Reservation } from '../crds/index.ts';
 import { bearerToken } from './admin-auth.ts';
@@ -177,52 +177,47 @@ export async function authenticateSession(
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * How the routes that admit `auth` callers authenticate a request (see `routeAuthOf`; the app folds
- * it into each such route's one onRequest hook, api/route-hooks.ts). With `failures`, an address
- * that failed too often is refused (429) before its key is even looked at. With `sessions`, a
- * request without an `Authorization` header may authenticate with the dashboard's session cookie.
+ * The onRequest hook authenticating the routes that admit `auth` callers (attached to each route
+ * that is not public, see `routeAuthOf`). With `failures`, an address that failed too often is
+ * refused (429) before its key is even looked at. With `sessions`, a request without an
+ * `Authorization` header may authenticate with the dashboard's session cookie.
+ * A callback hook: a Bearer key the cache holds is decided at once, without a promise (the common
+ * case, measured in bench/api.ts); anything else goes the async way.
  */
-export interface RouteAuthenticator {
-  /**
-   * Decides a Bearer key the cache holds at once, without a promise (the common case, measured in
-   * bench/api.ts): true once `request.principal` is set, false when `slow` must decide; throws
-   * the refusal (429 of the failure limit, 403 of a key of the wrong kind).
-   */
-  fast(request: FastifyRequest): boolean;
-  /** Decides everything else (a cache miss reads the store; a refusal is refused there again). */
-  slow(request: FastifyRequest): Promise<void>;
-}
-
-export function routeAuthenticator(
+export function authHook(
   auth: Exclude<RouteAuth, 'public'>,
   reads: KeyReads & KeyHits,
   now: () => number,
   failures?: AuthFailureLimiter,
   sessions?: Sessions,
-): RouteAuthenticator {
-  return {
-    fast(request) {
+): onRequestHookHandler {
+  const slow = async (request: FastifyRequest): Promise<void> => {
+    const cookie = sessions && !request.headers.authorization ? sessionCookieOf(request) : undefined;
+    const principal = await (
+      cookie !== undefined
+        ? authenticateSession(reads, sessions!, request, cookie, now())
+        : authenticate(reads, request.headers.authorization, now())
+    ).catch((err) => {
+      if (isAuthFailure(err)) failures?.fail(request.ip);
+      throw err;
+    });
+    requireKind(principal, auth);
+    request.principal = principal;
+  };
+  return (request, _reply, done) => {
+    try {
       failures?.check(request.ip);
       const token = keyToken(request.headers.authorization);
       const cached = token !== undefined && cachedPrincipalOfKey(reads, token, now());
-      if (!cached) return false;
-      requireKind(cached, auth);
-      request.principal = cached;
-      return true;
-    },
-    async slow(request) {
-      const cookie = sessions && !request.headers.authorization ? sessionCookieOf(request) : undefined;
-      const principal = await (
-        cookie !== undefined
-          ? authenticateSession(reads, sessions!, request, cookie, now())
-          : authenticate(reads, request.headers.authorization, now())
-      ).catch((err) => {
-        if (isAuthFailure(err)) failures?.fail(request.ip);
-        throw err;
-      });
-      requireKind(principal, auth);
-      request.principal = principal;
-    },
+      if (cached) {
+        requireKind(cached, auth);
+        request.principal = cached;
+        return done();
+      }
+    } catch (err) {
+      return done(err as Error);
+    }
+    slow(request).then(() => done(), done);
   };
 }
 
