@@ -4,7 +4,7 @@
 // xfwm4 owns the WM_S0 selection and the panel and the desktop (wallpaper) windows are mapped, x11vnc
 // when its port accepts connections.
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { DriverError } from '../driver.ts';
@@ -201,6 +201,16 @@ export async function startSession(
     cwd: s.vmUser.home,
     logFile: join(s.logDir, 'dbus-daemon.log'),
   });
+  // The session starts once its bus listens: an xfce4-session that finds no bus (a loaded machine
+  // starts dbus-daemon late) puts up a modal "Unable to contact settings server" and starts nothing,
+  // no window manager, no panel, until someone clicks Close, and says nothing in its log.
+  const busPath = `${s.runtimeDir}/bus`;
+  try {
+    await waitReady('session bus', bus, () => accepts({ path: busPath }), timeoutMs);
+  } catch (e) {
+    bus.kill();
+    throw e;
+  }
   const sessionCmd = wrapped(s, 'xfce4-session', [], true);
   const session = await tracker.start(sessionCmd.command, sessionCmd.args, {
     label: 'xfce4-session',
@@ -210,24 +220,43 @@ export async function startSession(
   });
   const x = await XProbe.connect(display, cookie);
   let wmSelection = 0;
+  // What the last look saw: said when the deadline passes, or a session that never shows is mute.
+  let seen = 'not looked at yet';
   const sessionShown = async () => {
     try {
       wmSelection ||= await x.internAtom('WM_S0');
-      return (await x.selectionOwner(wmSelection)) !== 0 && (await desktopShown(x));
+      if ((await x.selectionOwner(wmSelection)) === 0) {
+        seen = 'no window manager (WM_S0 has no owner)';
+        return false;
+      }
+      const windows = await desktopWindows(x);
+      const missing = DESKTOP_CLASSES.filter((c) => !windows.some((w) => w.cls === c && w.viewable));
+      seen = `not shown: ${missing.join(', ')}; the window manager's clients: ${
+        windows.map((w) => `${w.cls}${w.viewable ? '' : ' (unmapped)'}`).join(', ') || 'none'
+      }`;
+      return missing.length === 0;
     } catch (e) {
       // An X server too busy to answer within a request's bound (a loaded Mac) is asked again.
-      if (e instanceof DriverError && e.code === 'timeout') return false;
+      if (e instanceof DriverError && e.code === 'timeout') {
+        seen = `the X server did not answer (${e.message})`;
+        return false;
+      }
       throw e;
     }
   };
   try {
-    await Promise.all([
-      waitReady('the XFCE session', session, sessionShown, timeoutMs, 50),
-      waitReady('session bus', bus, async () => existsSync(`${s.runtimeDir}/bus`), timeoutMs),
-    ]);
+    await waitReady('the XFCE session', session, sessionShown, timeoutMs, 50);
   } catch (e) {
     bus.kill();
     session.kill();
+    if (e instanceof DriverError && e.code === 'timeout' && e.command === session.label) {
+      const said = session.recentLines(3) || 'nothing';
+      throw new DriverError(
+        'timeout',
+        `${e.message}: ${seen}; xfce4-session's last lines: ${said}`,
+        e.command,
+      );
+    }
     throw e;
   } finally {
     x.close();
@@ -238,20 +267,20 @@ export async function startSession(
 /** The window classes that make the desktop: the panel (menu, clock, launchers) and the wallpaper. */
 const DESKTOP_CLASSES = ['Xfce4-panel', 'Xfdesktop'];
 
-/** Whether a viewable window of each desktop class is among the window manager's clients. */
-async function desktopShown(x: XProbe): Promise<boolean> {
+/** The window manager's clients: each one's class and whether it is viewable. */
+async function desktopWindows(x: XProbe): Promise<{ cls: string; viewable: boolean }[]> {
   const clients = await x.property32(x.root, await x.internAtom('_NET_CLIENT_LIST'));
   const wmClass = await x.internAtom('WM_CLASS');
-  const shown = new Set<string>();
+  const windows: { cls: string; viewable: boolean }[] = [];
   for (const w of clients) {
     try {
       const cls = (await x.propertyText(w, wmClass)).split('\0')[1];
-      if (cls && DESKTOP_CLASSES.includes(cls) && (await x.viewable(w))) shown.add(cls);
+      if (cls) windows.push({ cls, viewable: await x.viewable(w) });
     } catch {
       // The window went away while we looked.
     }
   }
-  return DESKTOP_CLASSES.every((c) => shown.has(c));
+  return windows;
 }
 
 export interface VncSpec {
@@ -304,7 +333,12 @@ export async function startVnc(
     // Ready once it listens: with no client connected x11vnc naps 200 ms between looks at its
     // socket, so waiting for its greeting would add up to that nap to every boot; any client that
     // connects now is greeted after the same nap.
-    await waitReady(`x11vnc on ${v.ip}:${v.port}`, proc, () => accepts(v.ip, v.port), timeoutMs);
+    await waitReady(
+      `x11vnc on ${v.ip}:${v.port}`,
+      proc,
+      () => accepts({ host: v.ip, port: v.port }),
+      timeoutMs,
+    );
   } catch (e) {
     proc.kill();
     throw e;

@@ -24,10 +24,17 @@ export function greets(host: string, port: number, greeting: string, timeoutMs =
   });
 }
 
-/** Whether a TCP connection to host:port is accepted (the server listens; it may speak later). */
-export function accepts(host: string, port: number, timeoutMs = 500): Promise<boolean> {
+/**
+ * Whether a connection is accepted, over TCP to host:port or to a unix socket's path (the server
+ * listens; it may speak later). A socket file alone does not say that: it exists from `bind`, before
+ * `listen`.
+ */
+export function accepts(
+  to: { host: string; port: number } | { path: string },
+  timeoutMs = 500,
+): Promise<boolean> {
   return new Promise((resolve) => {
-    const sock = connect({ host, port, noDelay: true });
+    const sock = 'path' in to ? connect({ path: to.path }) : connect({ ...to, noDelay: true });
     const done = (ok: boolean) => {
       clearTimeout(timer);
       sock.destroy();

@@ -165,6 +165,16 @@ export class TrackedProcess {
     return firstLine(tail.split('\n').reverse().join('\n'));
   }
 
+  /** Its last `n` non-empty log (or stderr) lines, joined with " | ": what it said before a deadline. */
+  recentLines(n: number): string {
+    const tail = this.logFile ? readLog(this.logFile, 'tail') : this.#stderrTail;
+    const lines = tail
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+    return lines.slice(-n).join(' | ');
+  }
+
   /** The error to report when the process died while we waited on it. */
   diedError(): DriverError {
     const why =
