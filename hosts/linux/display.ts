@@ -232,7 +232,7 @@ export async function startSession(
       const windows = await desktopWindows(x);
       const missing = DESKTOP_CLASSES.filter((c) => !windows.some((w) => w.cls === c && w.viewable));
       seen = `not shown: ${missing.join(', ')}; the window manager's clients: ${
-        windows.map((w) => `${w.cls}${w.viewable ? '' : ' (unmapped)'}`).join(', ') || 'none'
+        windows.map((w) => `${w.cls}${w.viewable === false ? ' (unmapped)' : ''}`).join(', ') || 'none'
       }`;
       return missing.length === 0;
     } catch (e) {
@@ -267,15 +267,18 @@ export async function startSession(
 /** The window classes that make the desktop: the panel (menu, clock, launchers) and the wallpaper. */
 const DESKTOP_CLASSES = ['Xfce4-panel', 'Xfdesktop'];
 
-/** The window manager's clients: each one's class and whether it is viewable. */
-async function desktopWindows(x: XProbe): Promise<{ cls: string; viewable: boolean }[]> {
+/**
+ * The window manager's clients: each one's class, and for the desktop's classes whether it is
+ * viewable (the only map states readiness needs: one request per window fewer on every look).
+ */
+async function desktopWindows(x: XProbe): Promise<{ cls: string; viewable?: boolean }[]> {
   const clients = await x.property32(x.root, await x.internAtom('_NET_CLIENT_LIST'));
   const wmClass = await x.internAtom('WM_CLASS');
-  const windows: { cls: string; viewable: boolean }[] = [];
+  const windows: { cls: string; viewable?: boolean }[] = [];
   for (const w of clients) {
     try {
       const cls = (await x.propertyText(w, wmClass)).split('\0')[1];
-      if (cls) windows.push({ cls, viewable: await x.viewable(w) });
+      if (cls) windows.push(DESKTOP_CLASSES.includes(cls) ? { cls, viewable: await x.viewable(w) } : { cls });
     } catch {
       // The window went away while we looked.
     }

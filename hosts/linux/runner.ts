@@ -161,8 +161,7 @@ export class TrackedProcess {
 
   /** Last stderr line: a dying daemon says why at the end, after any startup warnings. */
   get lastWords(): string {
-    const tail = this.logFile ? readLog(this.logFile, 'tail') : this.#stderrTail;
-    return firstLine(tail.split('\n').reverse().join('\n'));
+    return this.recentLines(1);
   }
 
   /** Its last `n` non-empty log (or stderr) lines, joined with " | ": what it said before a deadline. */
