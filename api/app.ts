@@ -23,7 +23,7 @@ import { sweepExpiredRecords } from './idempotency.ts';
 import { replicaIdentity, ReplicaHeartbeat } from './replica-lease.ts';
 import type { RecordingQuota, SnapshotQuota } from './services/quotas.ts';
 import { storageGuardHook, writesToDataDir, type StorageGuardOptions } from './storage-guard.ts';
-import { ApiMetrics, markReceived } from './metrics.ts';
+import { ApiMetrics } from './metrics.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
 import { actRoutes } from './routes/act.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
@@ -171,6 +171,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
   setJsonParser(app);
 
   const shutdown = new AbortController();
@@ -222,12 +223,11 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   };
 
   // Callback hooks where nothing is awaited: an async hook costs a promise per request.
-  app.decorateRequest('receivedAt', 0);
   app.addHook('onRequest', (request, reply, done) => {
-    markReceived(request);
     reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
+  app.addHook('onResponse', metrics.observeUnmatched);
   // The hooks that depend on the route are attached to each route as it is added, so that a request
   // pays only for what its route needs and nothing is decided per request: authentication unless
   // the route is public, then the storage guard on the routes that write to the data directory;
@@ -252,18 +252,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     // New arrays, never pushed into: Fastify copies a GET route's options for its HEAD route.
     route.onRequest = [...first, ...hooksOf(route.onRequest)];
     if (limiter) route.preValidation = [limiter.hook, ...hooksOf(route.preValidation)];
-    // Counted last, so that the time includes the route's own onSend work (Idempotency-Key records).
-    if (route.config?.hijacks)
-      route.onResponse = [...hooksOf(route.onResponse), metrics.streamObserverOf(route.url)];
-    else route.onSend = [...hooksOf(route.onSend), metrics.observerOf(route.url)];
-  });
-
-  // The requests no route matched are counted by the 404 handler's own hook, set in a plugin of
-  // its own: a hook added to the app itself would reach every route too (one more call per request,
-  // and an onSend stage where the routes have their own).
-  await app.register(async (unmatched) => {
-    unmatched.addHook('onSend', metrics.observeUnmatched);
-    unmatched.setNotFoundHandler(notFoundHandler);
+    route.onResponse = [...hooksOf(route.onResponse), metrics.observerOf(route.url)];
   });
 
   await registerOpenApi(app);

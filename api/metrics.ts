@@ -2,29 +2,7 @@
 // latencies by route, sandbox create outcomes, and the WebSocket proxies' connections and bytes.
 // Served on the admin listener (`buildAdminRoutes({ metrics })`), not to customers.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { performance } from 'node:perf_hooks';
-import type {
-  FastifyReply,
-  FastifyRequest,
-  onResponseHookHandler,
-  onSendHookHandler,
-} from 'fastify';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** `performance.now()` when the app's first onRequest hook saw the request (`markReceived`). */
-    receivedAt: number;
-  }
-  interface FastifyContextConfig {
-    /** The route hijacks its reply (a stream): it is counted when the stream ends. */
-    hijacks?: boolean;
-  }
-}
-
-/** The app's onRequest step that starts a request's clock for the metrics (see `observerOf`). */
-export function markReceived(request: FastifyRequest): void {
-  request.receivedAt = performance.now();
-}
+import type { FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 
 export class ApiMetrics {
   readonly registry = new Registry();
@@ -71,37 +49,22 @@ export class ApiMetrics {
   readonly #children: Child[] = [];
 
   /**
-   * onSend hook of one route (attached to each route by the app): counts and times its requests by
-   * the route pattern (never the raw URL), from `markReceived` to the answer being handed to the
-   * socket. At send time, not in onResponse: a route with an onResponse hook makes Fastify put two
-   * listeners on every response and take two timestamps (without a logger it otherwise does not),
-   * which cost the authenticated GET ~1.9 µs of its ~19 (bench/README.md, issue 10). A callback
-   * hook: an async hook costs a promise per request.
+   * onResponse hook of one route (attached to each route by the app): counts and times its requests
+   * by the route pattern (never the raw URL). A callback hook, not async: nothing here waits, and an
+   * async hook costs a promise per request.
    */
-  observerOf(route: string): onSendHookHandler {
-    const children = this.#routeChildren(route);
-    return (request, reply, payload, done) => {
-      this.#observe(children, request.method, reply.statusCode, performance.now() - request.receivedAt);
-      done(null, payload);
-    };
-  }
-
-  /**
-   * The same, as an onResponse hook, for a route that hijacks its reply (a stream: no onSend runs);
-   * timed to the stream's end.
-   */
-  streamObserverOf(route: string): onResponseHookHandler {
+  observerOf(route: string): onResponseHookHandler {
     const children = this.#routeChildren(route);
     return (request, reply, done) => {
-      this.#observe(children, request.method, reply.statusCode, performance.now() - request.receivedAt);
+      this.#observe(children, request.method, reply.statusCode, reply.elapsedTime);
       done();
     };
   }
 
-  /** onSend hook of the 404 handler: counts the requests no route matched. */
-  observeUnmatched = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: SendDone): void => {
-    this.#observe(this.#unmatched, request.method, reply.statusCode, performance.now() - request.receivedAt);
-    done(null, payload);
+  /** onResponse hook of the app: counts the requests no route matched (the routes count their own). */
+  observeUnmatched = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    if (request.is404) this.#observe(this.#unmatched, request.method, reply.statusCode, reply.elapsedTime);
+    done();
   };
 
   readonly #unmatched = this.#routeChildren('unmatched');
@@ -148,8 +111,6 @@ interface Child {
   pending: number;
   time: Histogram.Internal<'method' | 'route'>;
 }
-
-type SendDone = (err: Error | null, payload: unknown) => void;
 
 interface RouteChildren {
   route: string;

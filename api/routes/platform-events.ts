@@ -22,7 +22,6 @@ export const platformEventRoutes: FastifyPluginAsyncTypebox<RouteOptions & { fee
   app.get(
     '/v1/platforms/events',
     {
-      config: { hijacks: true },
       schema: {
         operationId: 'watchPlatforms',
         tags: ['reservations'],
