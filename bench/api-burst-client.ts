@@ -8,19 +8,24 @@ import { parentPort, workerData } from 'node:worker_threads';
 
 const { url, headers, count } = workerData as { url: string; headers: Record<string, string>; count: number };
 
-function post(): Promise<{ ms: number; status: number; boot?: string; error?: string }> {
+function post(): Promise<{ ms: number; status: number; boot?: string; error?: string; id?: string }> {
   const t = performance.now();
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString()) as { boot?: string; error?: string };
+        const body = JSON.parse(Buffer.concat(chunks).toString()) as {
+          boot?: string;
+          error?: string;
+          sandbox_id?: string;
+        };
         resolve({
           ms: performance.now() - t,
           status: res.statusCode ?? 0,
           boot: body.boot,
           error: body.error,
+          id: body.sandbox_id,
         });
       });
       res.on('error', reject);

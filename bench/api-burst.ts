@@ -15,8 +15,15 @@ import { startOperator } from '../operator/index.ts';
 import { openStore, seedAccount, tempDir, waitFor } from '../test/api-harness.ts';
 
 export interface BurstResult {
-  creates: number[];
   single: number[];
+  /** The bursts in order: the first on a server that has served three creates, then one after another. */
+  bursts: Burst[];
+}
+
+export interface Burst {
+  creates: number[];
+  /** The sandboxes made (deleted before the next burst). */
+  ids: string[];
   cold: number;
   /** Store writes (resourceVersions) during the burst, per create. */
   writesPerCreate: number;
@@ -29,6 +36,7 @@ interface BurstCall {
   status: number;
   boot?: string;
   error?: string;
+  id?: string;
 }
 
 /** The burst sent from its own thread (bench/api-burst-client.ts). */
@@ -43,7 +51,7 @@ function burstFromWorker(url: string, headers: Record<string, string>, count: nu
   });
 }
 
-export async function benchBurst(macs = 50, creates = 100): Promise<BurstResult> {
+export async function benchBurst(macs = 50, creates = 100, rounds = 3): Promise<BurstResult> {
   const tmp = await tempDir('sandbay-bench-burst-');
   const store = await openStore(tmp.dir);
   const sim = createSimDriver();
@@ -108,20 +116,32 @@ export async function benchBurst(macs = 50, creates = 100): Promise<BurstResult>
       await waitFor(() => warm() >= macs * 2, 'the pool to refill', 60_000);
     }
     const rv = async () => Number((await store.list('Rate')).resourceVersion);
-    const rv0 = await rv();
-    const cpu0 = process.threadCpuUsage();
-    const results = await burstFromWorker(`${base}/v1/sandboxes`, headers, creates);
-    const cpu = process.threadCpuUsage(cpu0);
-    const writes = (await rv()) - rv0;
-    const failed = results.filter((x) => x.status !== 201);
-    if (failed.length > 0) throw new Error(`burst: ${failed.length} failed, e.g. ${failed[0]!.error}`);
-    return {
-      creates: results.map((x) => x.ms),
-      single,
-      cold: results.filter((x) => x.boot !== 'warm').length,
-      writesPerCreate: writes / creates,
-      cpuMsPerCreate: (cpu.user + cpu.system) / 1000 / creates,
-    };
+    const bursts: Burst[] = [];
+    for (let b = 0; b < rounds; b++) {
+      if (b > 0) {
+        // The last burst's sandboxes go, and the pools refill, before the next.
+        const ids = bursts[b - 1]!.ids;
+        await Promise.all(
+          ids.map((id) => fetch(`${base}/v1/sandboxes/${id}`, { method: 'DELETE', headers })),
+        );
+        await waitFor(() => warm() >= macs * 2, 'the pool to refill', 120_000);
+      }
+      const rv0 = await rv();
+      const cpu0 = process.threadCpuUsage();
+      const results = await burstFromWorker(`${base}/v1/sandboxes`, headers, creates);
+      const cpu = process.threadCpuUsage(cpu0);
+      const writes = (await rv()) - rv0;
+      const failed = results.filter((x) => x.status !== 201);
+      if (failed.length > 0) throw new Error(`burst: ${failed.length} failed, e.g. ${failed[0]!.error}`);
+      bursts.push({
+        creates: results.map((x) => x.ms),
+        ids: results.map((x) => x.id!),
+        cold: results.filter((x) => x.boot !== 'warm').length,
+        writesPerCreate: writes / creates,
+        cpuMsPerCreate: (cpu.user + cpu.system) / 1000 / creates,
+      });
+    }
+    return { single, bursts };
   } finally {
     await app.close();
     await operator.stop();
@@ -136,6 +156,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const pct = (v: number[], p: number) =>
     [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor((p / 100) * v.length))]!;
   console.log(
-    `burst of ${r.creates.length}: p50 ${pct(r.creates, 50).toFixed(1)} ms, p99 ${pct(r.creates, 99).toFixed(1)} ms, ${r.cold} cold; one alone: ${r.single.map((v) => v.toFixed(1)).join(' / ')} ms; ${r.writesPerCreate.toFixed(2)} writes and ${r.cpuMsPerCreate.toFixed(2)} ms main-thread CPU per create; load ${loadavg()[0]!.toFixed(1)}`,
+    `one create alone: ${r.single.map((v) => v.toFixed(1)).join(' / ')} ms; load ${loadavg()[0]!.toFixed(1)}`,
+  );
+  r.bursts.forEach((b, i) =>
+    console.log(
+      `burst ${i + 1} of ${b.creates.length}: p50 ${pct(b.creates, 50).toFixed(1)} ms, p99 ${pct(b.creates, 99).toFixed(1)} ms, ${b.cold} cold; ${b.writesPerCreate.toFixed(2)} writes and ${b.cpuMsPerCreate.toFixed(2)} ms main-thread CPU per create`,
+    ),
   );
 }

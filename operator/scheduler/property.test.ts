@@ -16,7 +16,8 @@ import {
 } from '../../crds/index.ts';
 import { Fleet, mac } from './fixtures.ts';
 import { schedule } from './schedule.ts';
-import { isScheduleFailure, type MiniView } from './types.ts';
+import { scheduleShortlisted } from './shortlist.ts';
+import { isScheduleFailure, type MiniView, type ScheduleRequest } from './types.ts';
 
 const macArb = fc
   .record({
@@ -60,6 +61,33 @@ const opArb = fc.oneof(
   }),
 );
 
+/**
+ * The shortlisted scheduler (as the reconciler places) against the scheduler over every Mac: the same
+ * refusal, and warm exactly when it is warm.
+ */
+function checkShortlist(fleet: Fleet, request: ScheduleRequest): void {
+  const full = schedule(fleet.input(request));
+  const names = fleet.minis.map((m) => m.name);
+  const run = (on: readonly string[]) =>
+    schedule({
+      minis: fleet.minis.filter((m) => on.includes(m.name)),
+      vms: fleet.vms.filter((v) => on.includes(v.spec.mini)),
+      sandboxes: fleet.sandboxes.filter((s) => on.includes(s.mini)),
+      request,
+    });
+  const short = scheduleShortlisted(
+    names,
+    (mini) => fleet.vms.filter((v) => v.spec.mini === mini),
+    request,
+    run,
+  );
+  if (isScheduleFailure(full)) expect(short).toEqual(full);
+  else {
+    expect(isScheduleFailure(short), JSON.stringify(short)).toBe(false);
+    if (!isScheduleFailure(short)) expect(short.boot).toBe(full.boot);
+  }
+}
+
 function checkInvariants(fleet: Fleet): void {
   for (const mini of fleet.minis) {
     const capacity = MAC_PROFILES[mini.model];
@@ -76,10 +104,10 @@ function checkInvariants(fleet: Fleet): void {
 }
 
 describe('scheduler and pool together', () => {
-  it('the sum of running VM sizes on any Mac never exceeds the Mac', () => {
+  it('the sum of running VM sizes on any Mac never exceeds the Mac; the shortlists refuse and go warm as the whole fleet would', () => {
     fc.assert(
       fc.property(
-        fc.array(macArb, { minLength: 1, maxLength: 3 }),
+        fc.array(macArb, { minLength: 1, maxLength: 4 }),
         fc.array(opArb, { maxLength: 60 }),
         (macs, ops) => {
           const minis: MiniView[] = macs.map((m, i) =>
@@ -99,6 +127,7 @@ describe('scheduler and pool together', () => {
               const snapshot = step.restore
                 ? { baseImage: IMAGES.split.name, diskGiB: IMAGES.split.diskGiB }
                 : undefined;
+              checkShortlist(fleet, { cpu, memoryGiB, snapshot });
               const result = schedule(fleet.input({ cpu, memoryGiB, snapshot }));
               if (!isScheduleFailure(result)) {
                 const vm = fleet.find(result.vm);
@@ -125,6 +154,11 @@ describe('scheduler and pool together', () => {
               mini!.down = false;
             }
             checkInvariants(fleet);
+            // Requests that fit warm VMs as they are (random sizes seldom do): any size, and each
+            // warm VM's own.
+            checkShortlist(fleet, {});
+            for (const v of fleet.vms.filter((x) => x.status?.phase === 'warm'))
+              checkShortlist(fleet, { cpu: v.spec.cpu, memoryGiB: v.spec.memoryGiB });
           }
         },
       ),
