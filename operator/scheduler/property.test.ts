@@ -104,7 +104,7 @@ function checkInvariants(fleet: Fleet): void {
 }
 
 describe('scheduler and pool together', () => {
-  it('the sum of running VM sizes on any Mac never exceeds the Mac; the shortlists refuse and go warm as the whole fleet would', () => {
+  it('the sum of running VM sizes on any Mac never exceeds the Mac; the shortlist refuses and goes warm as the whole fleet would', () => {
     fc.assert(
       fc.property(
         fc.array(macArb, { minLength: 1, maxLength: 4 }),
