@@ -1,22 +1,12 @@
 // The linux host on real desktops: every claim is checked by its effect on the machine (a display
 // that answers, sockets bound where they should be, an SSH login, cgroup files, /proc, the home).
-import {
-  closeSync,
-  existsSync,
-  openSync,
-  lstatSync,
-  mkdtempSync,
-  readFileSync,
-  readlinkSync,
-  readdirSync,
-  rmSync,
-} from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'ssh2';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriverError } from '../driver.ts';
 import { createLinuxDriver, type LinuxDriver, type LinuxHost } from './index.ts';
 import { isMounted } from './overlay.ts';
@@ -24,6 +14,7 @@ import { greets } from './probe.ts';
 import { generateSshKey } from './sshd.ts';
 import { liveUserPids } from './vm-user.ts';
 import { XProbe } from './x-probe.ts';
+import { holdNamespace } from '../../test/support/namespace-hold.ts';
 
 const IMAGE = 'base-macos-26';
 let dataDir: string;
@@ -258,12 +249,9 @@ describe('linux host', () => {
     expect(members).toEqual(expect.arrayContaining([...pids, ...sleeper]));
     // The segment lives in the VM's own IPC namespace: seen from inside it, not from the machine's.
     const shmLine = new RegExp(`^\\s*\\d+\\s+${shmId}\\s`, 'm');
-    const vmIpc = readlinkSync(`/proc/${sleeperPid}/ns/ipc`);
+    // Held open, so that no other VM's namespace can get its number meanwhile (namespace-hold.ts).
+    const vmIpc = holdNamespace(Number(sleeperPid), 'ipc');
     expect(vmIpc).not.toBe(readlinkSync('/proc/self/ns/ipc'));
-    // Held open for the test, so that its inode number names this namespace alone: the kernel gives a
-    // freed namespace's number to the next one made, such as another test's VM booting meanwhile.
-    const held = openSync(`/proc/${sleeperPid}/ns/ipc`, 'r');
-    onTestFinished(() => closeSync(held));
     const inVm = (table: string) =>
       execFileSync('nsenter', [`--ipc=/proc/${sleeperPid}/ns/ipc`, 'cat', `/proc/sysvipc/${table}`], {
         encoding: 'utf8',

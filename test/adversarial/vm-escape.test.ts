@@ -5,25 +5,17 @@
 // with route lookups (`ip route get` sends nothing) and with listeners this test opens itself; no
 // packet goes to an address outside the VMs' own links. Power-off removes each namespace, link and
 // mount, which the last test checks on the machine.
-import {
-  closeSync,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'ssh2';
-import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLinuxDriver, type LinuxDriver, type LinuxHost } from '../../hosts/linux/index.ts';
 import { run } from '../../hosts/linux/runner.ts';
 import { vmLink } from '../../hosts/linux/vm-network.ts';
 import { mountNsOf } from '../../hosts/linux/vm-mount-ns.ts';
+import { holdNamespace } from '../support/namespace-hold.ts';
 import { waitFor } from '../support/wait.ts';
 
 const IMAGE = 'base-macos-26';
@@ -264,14 +256,10 @@ it('leaves no namespace, link or mount of a VM after power-off', async () => {
   const a = host.describe('a');
   const link = vmLink(a.record.slot, a.record.user);
   // The VM's mount namespace is the one its sshd runs in, not the machine's.
-  const mountNs = mountNsOf(a.procs.sshd!);
+  // Held open, so that no other VM's namespace can get its number meanwhile (namespace-hold.ts).
+  const mountNs = holdNamespace(a.procs.sshd!, 'mnt');
   expect(mountNs).toMatch(/^mnt:\[\d+\]$/);
   expect(mountNs).not.toBe(mountNsOf(process.pid));
-  // Held open for the test, so that its inode number names this namespace alone: the kernel gives a
-  // freed namespace's number to the next one made (the lowest free), and another test's VM booting
-  // meanwhile would otherwise count as "still in it" (soak run 2 of 1caaf6f: its holder's `sleep`).
-  const held = openSync(`/proc/${a.procs.sshd!}/ns/mnt`, 'r');
-  onTestFinished(() => closeSync(held));
   const present = async () => ({
     netns: (await run('ip', ['netns', 'list'])).stdout.includes(link.netns),
     link: (await run('ip', ['-o', 'link', 'show'])).stdout.includes(`${link.hostIf}@`),
