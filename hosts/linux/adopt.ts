@@ -13,7 +13,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { VmCgroup } from './cgroups.ts';
-import { ownerAlive } from './claims.ts';
+import { claimPrefix, ownerAlive } from './claims.ts';
 import type { VmEntry } from './vm-entry.ts';
 import { ensureUserLower } from './image.ts';
 import { isMounted, mountHome, unmount } from './overlay.ts';
@@ -21,7 +21,15 @@ import { greets } from './probe.ts';
 import type { ProcessTracker } from './runner.ts';
 import { publicKeyOfFile } from './sshd.ts';
 import { powerOff, type DesktopProcess } from './vm-boot.ts';
-import { loadRecords, saveRecord, vmPaths, type VmPaths, type VmRecord } from './vm-record.ts';
+import {
+  loadRecords,
+  saveRecord,
+  stoppedRecord,
+  vmPaths,
+  xSocketOf,
+  type VmPaths,
+  type VmRecord,
+} from './vm-record.ts';
 import { destroyVmFiles, sweepSlot, vmCgroup, vmIsolation, type SetupContext } from './vm-setup.ts';
 import { findUser } from './vm-user.ts';
 import { XProbe } from './x-probe.ts';
@@ -53,7 +61,7 @@ export async function adoptVms(
       await sweepSlot(ctx, c);
       rmSync(join(ctx.globalDir, 'auth', `${c.slot}.pub`), { force: true });
       ctx.slots.release(c);
-    } else if (!ours && !ownerAlive(c) && !existsSync(c.dataDir)) {
+    } else if (!ours && claimPrefix(c) === ctx.userPrefix && !ownerAlive(c) && !existsSync(c.dataDir)) {
       const taken = ctx.slots.takeStale(c);
       if (!taken) continue;
       log(`linux host ${ctx.hostName}: sweeping slot ${c.slot} of a dead driver (${c.dataDir})`);
@@ -144,10 +152,10 @@ async function stopAll(ctx: SetupContext, e: VmEntry): Promise<void> {
     uid: e.record.uid,
     procs: [],
     runtimeDir: e.paths.runtimeDir,
+    xTmpDir: e.paths.xTmpDir,
     isolation: vmIsolation(ctx, e.record.slot),
   });
-  const { display: _d, pids: _p, ...rest } = e.record;
-  e.record = { ...rest, state: 'stopped' };
+  e.record = stoppedRecord(e.record);
 }
 
 /** The PIDs of a running VM's desktop if every process is the right program in its cgroup and answers. */
@@ -162,10 +170,11 @@ async function liveDesktop(
     const pid = pids[k];
     if (pid === undefined || !members.has(pid) || comm(pid) !== program) return undefined;
   }
-  if (!r.display) return undefined;
+  const socket = xSocketOf(r);
+  if (!socket) return undefined;
   try {
     const cookie = readFileSync(p.xauthority).subarray(-16);
-    (await XProbe.connect(r.display, cookie)).close();
+    (await XProbe.connect(socket, cookie)).close();
   } catch {
     return undefined;
   }

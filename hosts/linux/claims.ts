@@ -57,6 +57,11 @@ function pidStartTime(pid: number): number | undefined {
 }
 
 /** Whether the process that made a claim still runs (same boot, same PID, same start time). */
+/** The user prefix of the driver that made `c`: a slot is swept and reset only by drivers of its prefix. */
+export function claimPrefix(c: Pick<SlotClaim, 'userPrefix'>): string {
+  return c.userPrefix ?? 'sbvm';
+}
+
 export function ownerAlive(o: ClaimOwner): boolean {
   return o.bootId === bootId() && pidStartTime(o.pid) === o.pidStart;
 }

@@ -10,6 +10,8 @@ import type { Readable } from 'node:stream';
 import { DriverError } from '../driver.ts';
 import type { VmCgroup } from './cgroups.ts';
 import { inNamespaces, type VmNamespaces } from './ns-enter.ts';
+import { xSocketPath } from './shared-socket-dirs.ts';
+import { LIST_VM_MOUNTS } from './vm-mount-ns.ts';
 import { accepts, waitReady } from './probe.ts';
 import { type ProcessTracker, type TrackedProcess } from './runner.ts';
 import { XProbe } from './x-probe.ts';
@@ -33,13 +35,29 @@ export interface ScreenSpec {
   /** Without a cgroup: each process gets SIGKILL when its starter dies (emulated Macs' `tart run`). */
   pdeathsig?: boolean;
   /**
-   * The VM's namespaces: the session and x11vnc run in all; Xvfb in the network and IPC ones only,
-   * so that its socket file stays in the machine's /tmp/.X11-unix for the driver while its abstract
-   * socket, which the VM's clients use, exists only in the VM's network namespace, and the SysV
-   * segments its clients hand it (MIT-SHM) are looked up in the VM's IPC namespace. The driver's own
-   * captures hand it memory by file descriptor (x11-shm.ts), which needs no namespace.
+   * The VM's namespaces: the session and x11vnc run in all; Xvfb in the network and IPC ones, so
+   * that its abstract socket, which the VM's clients use, exists only in the VM's network namespace,
+   * and the SysV segments its clients hand it (MIT-SHM) are looked up in the VM's IPC namespace. The
+   * driver's own captures hand it memory by file descriptor (x11-shm.ts), which needs no namespace.
    */
   namespaces?: VmNamespaces;
+  /**
+   * Xvfb's own /tmp: a root-owned dir (mode 1777, with `.X11-unix` in it made likewise) that no VM
+   * process can reach. Xvfb gets a mount namespace of its own in which this dir is /tmp, so its
+   * socket file is in there for the driver, and so are the keymaps it compiles (`server-<N>.xkm`,
+   * created exclusively: every VM's display is :0, and two VMs booting at once would fight over one
+   * file in a shared /tmp). Without it the socket file is in the machine's /tmp/.X11-unix, where any
+   * root X server started later on the machine takes it over: with -displayfd Xvfb writes no lock
+   * file, and a server that finds the display's abstract socket free in its own network namespace
+   * unlinks the file and binds its own, so the driver's captures and input would reach that server.
+   */
+  tmpDir?: string;
+}
+
+/** A running X server: its display name for clients in its namespaces, and its socket file for the driver. */
+export interface XServer {
+  display: string;
+  socket: string;
 }
 
 /** Writes a cookie file with one wildcard entry (any address, any display number): `xauth add` without a spawn. */
@@ -91,11 +109,33 @@ export const DESKTOP_ENV = {
   XDG_SESSION_TYPE: 'x11',
 } as const;
 
-function wrapped(s: ScreenSpec, command: string, args: string[], asUser: boolean, xServer = false) {
-  const ns =
-    s.namespaces &&
-    (xServer ? { net: s.namespaces.net, ...(s.namespaces.ipc && { ipc: s.namespaces.ipc }) } : s.namespaces);
-  return inNamespaces(placed(s, command, args, asUser), ns);
+function wrapped(s: ScreenSpec, command: string, args: string[], asUser: boolean) {
+  return inNamespaces(placed(s, command, args, asUser), s.namespaces);
+}
+
+// The X server's own mount namespace, a private copy of the machine's: the copies of VMs' disks and
+// homes go (lazily; a VM deleted later would otherwise keep its disk's memory alive in here), then
+// its temp dir ($1) becomes /tmp. The dir arrives as an argument, never in the script.
+const X_SERVER_MOUNTS = [
+  'set -e',
+  `${LIST_VM_MOUNTS} | while read -r point; do umount -l "$point" 2>/dev/null || true; done`,
+  'mount --bind "$1" /tmp',
+  'shift',
+  'exec "$@"',
+].join('\n');
+
+/** Xvfb as `s` places it: in the VM's network and IPC namespaces, and in a mount namespace of its own. */
+function xServerCommand(s: ScreenSpec, args: string[]) {
+  const cmd = placed(s, 'Xvfb', args, true);
+  const inOwnMounts = s.tmpDir
+    ? {
+        command: 'unshare',
+        args: ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', X_SERVER_MOUNTS, 'sb-x11', s.tmpDir,
+          cmd.command, ...cmd.args], // prettier-ignore
+      }
+    : cmd;
+  const ns = s.namespaces && { net: s.namespaces.net, ...(s.namespaces.ipc && { ipc: s.namespaces.ipc }) };
+  return inNamespaces(inOwnMounts, ns);
 }
 
 function placed(s: ScreenSpec, command: string, args: string[], asUser: boolean) {
@@ -121,7 +161,7 @@ export async function startXvfb(
   tracker: ProcessTracker,
   s: ScreenSpec,
   timeoutMs = 5000,
-): Promise<{ proc: TrackedProcess; display: string }> {
+): Promise<{ proc: TrackedProcess } & XServer> {
   const args = [
     '-displayfd', '3',
     '-screen', '0', `${s.width}x${s.height}x24`,
@@ -129,7 +169,7 @@ export async function startXvfb(
     '-noreset',
     '-nolisten', 'tcp',
   ]; // prettier-ignore
-  const cmd = wrapped(s, 'Xvfb', args, true, true);
+  const cmd = xServerCommand(s, args);
   const env = { PATH: process.env.PATH, HOME: s.vmUser.home, XDG_RUNTIME_DIR: s.runtimeDir };
   const proc = await tracker.start(cmd.command, cmd.args, {
     label: 'Xvfb',
@@ -139,7 +179,8 @@ export async function startXvfb(
   });
   try {
     const num = await readDisplayNumber(proc, timeoutMs);
-    return { proc, display: `:${num}` };
+    const socketDir = s.tmpDir === undefined ? undefined : join(s.tmpDir, '.X11-unix');
+    return { proc, display: `:${num}`, socket: xSocketPath(num, socketDir) };
   } catch (e) {
     proc.kill();
     throw e;
@@ -179,14 +220,14 @@ function readDisplayNumber(proc: TrackedProcess, timeoutMs: number): Promise<num
 export async function startSession(
   tracker: ProcessTracker,
   s: ScreenSpec,
-  display: string,
+  x: XServer,
   cookie: Buffer,
   // Ready is seen within 50 ms of the panel and wallpaper showing (2–4 s on a quiet machine); the
   // deadline only ends a boot that will not come up. At 15 s, boots on a Mac busy with other boots
   // (the test suite's own load on 2 cores) were failed that would have been ready a little later.
   timeoutMs = 60_000,
 ): Promise<{ bus: TrackedProcess; session: TrackedProcess }> {
-  const env = sessionEnv(s, display);
+  const env = sessionEnv(s, x.display);
   const busArgs = [
     '--session',
     `--address=unix:path=${s.runtimeDir}/bus`,
@@ -218,18 +259,18 @@ export async function startSession(
     cwd: s.vmUser.home,
     logFile: join(s.logDir, 'xfce4-session.log'),
   });
-  const x = await XProbe.connect(display, cookie);
+  const probe = await XProbe.connect(x.socket, cookie);
   let wmSelection = 0;
   // What the last look saw: said when the deadline passes, or a session that never shows is mute.
   let seen = 'not looked at yet';
   const sessionShown = async () => {
     try {
-      wmSelection ||= await x.internAtom('WM_S0');
-      if ((await x.selectionOwner(wmSelection)) === 0) {
+      wmSelection ||= await probe.internAtom('WM_S0');
+      if ((await probe.selectionOwner(wmSelection)) === 0) {
         seen = 'no window manager (WM_S0 has no owner)';
         return false;
       }
-      const windows = await desktopWindows(x);
+      const windows = await desktopWindows(probe);
       const missing = DESKTOP_CLASSES.filter((c) => !windows.some((w) => w.cls === c && w.viewable));
       seen = `not shown: ${missing.join(', ')}; the window manager's clients: ${
         windows.map((w) => `${w.cls}${w.viewable === false ? ' (unmapped)' : ''}`).join(', ') || 'none'
@@ -259,7 +300,7 @@ export async function startSession(
     }
     throw e;
   } finally {
-    x.close();
+    probe.close();
   }
   return { bus, session };
 }

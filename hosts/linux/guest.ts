@@ -47,7 +47,7 @@ export class LinuxGuest implements Guest {
 
   constructor(vm: LinuxVmRuntime, opts: LinuxGuestOptions = {}) {
     this.#vm = vm;
-    this.#x = new X11Link(vm.display, vm.xauthority);
+    this.#x = new X11Link(vm.display, vm.xSocket, vm.xauthority);
     this.#ssh = new SshClient(() => vm.ssh);
     this.#files = new VmFiles(this.#ssh, vm.home);
     this.#recorder = new Recorder(

@@ -1,10 +1,19 @@
 // The linux host on real desktops: every claim is checked by its effect on the machine (a display
 // that answers, sockets bound where they should be, an SSH login, cgroup files, /proc, the home).
-import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  readdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriverError } from '../driver.ts';
@@ -137,7 +146,15 @@ function rfbSecurityTypes(ip: string, port: number): Promise<number[]> {
   });
 }
 
-const xSocket = (display: string) => `/tmp/.X11-unix/X${display.replace(/^:/, '')}`;
+/** The ids of the objects in a /proc/sysvipc table (`shm`, `sem`) whose owner is `uid`. */
+function ipcIdsOf(table: string, uid: number): string[] {
+  const [head = '', ...rows] = table.trim().split('\n');
+  const uidColumn = head.trim().split(/\s+/).indexOf('uid');
+  return rows
+    .map((row) => row.trim().split(/\s+/))
+    .filter((f) => Number(f[uidColumn]) === uid)
+    .map((f) => f[1]!);
+}
 
 function socketDirOwnerAndMode(): { uid: number; mode: number } {
   const st = lstatSync('/tmp/.X11-unix');
@@ -148,13 +165,23 @@ describe('linux host', () => {
   it('boots a desktop whose display answers only with its cookie, managed by a window manager', async () => {
     const { record, paths } = host.describe('a');
     const cookie = readFileSync(paths.xauthority).subarray(-16);
-    const x = await XProbe.connect(record.display!, cookie);
+    const x = await XProbe.connect(record.xSocket!, cookie);
     const owner = await x.selectionOwner(await x.internAtom('WM_S0'));
     x.close();
     expect(owner).not.toBe(0);
-    await expect(XProbe.connect(record.display!, Buffer.alloc(16))).rejects.toThrow(/refused/);
+    await expect(XProbe.connect(record.xSocket!, Buffer.alloc(16))).rejects.toThrow(/refused/);
     // The X socket dir is the driver's (root, world-writable and sticky), not the first VM user's.
     expect(socketDirOwnerAndMode()).toEqual({ uid: 0, mode: 0o1777 });
+    // The VM's socket file is not in it (a root X server started later would unlink it there), but
+    // in a dir of the VM's that only root can reach (fresh-tmp.test.ts starts such a server).
+    expect(record.xSocket).toBe(join(paths.xTmpDir, '.X11-unix', 'X0'));
+    const ownerAndMode = (p: string) => ({ uid: statSync(p).uid, mode: statSync(p).mode & 0o7777 });
+    expect(ownerAndMode(dirname(record.xSocket!))).toEqual({ uid: 0, mode: 0o1777 });
+    expect(ownerAndMode(paths.xTmpDir)).toEqual({ uid: 0, mode: 0o1777 });
+    expect(ownerAndMode(dirname(paths.xTmpDir))).toEqual({ uid: 0, mode: 0o700 });
+    expect(
+      readdirSync('/tmp/.X11-unix').filter((f) => statSync(`/tmp/.X11-unix/${f}`).uid === record.uid),
+    ).toEqual([]);
   });
 
   it('serves VNC with a password on the VM address only', async () => {
@@ -248,7 +275,7 @@ describe('linux host', () => {
     const members = cgroup.pids();
     expect(members).toEqual(expect.arrayContaining([...pids, ...sleeper]));
     // The segment lives in the VM's own IPC namespace: seen from inside it, not from the machine's.
-    const shmLine = new RegExp(`^\\s*\\d+\\s+${shmId}\\s`, 'm');
+    // (By owner: ids are numbered per namespace, and the machine's has other desktops' segments.)
     // Held open, so that no other VM's namespace can get its number meanwhile (namespace-hold.ts).
     const vmIpc = holdNamespace(Number(sleeperPid), 'ipc');
     expect(vmIpc).not.toBe(readlinkSync('/proc/self/ns/ipc'));
@@ -256,20 +283,22 @@ describe('linux host', () => {
       execFileSync('nsenter', [`--ipc=/proc/${sleeperPid}/ns/ipc`, 'cat', `/proc/sysvipc/${table}`], {
         encoding: 'utf8',
       });
-    expect(inVm('shm')).toMatch(shmLine);
-    expect(readFileSync('/proc/sysvipc/shm', 'utf8')).not.toMatch(shmLine);
+    expect(ipcIdsOf(inVm('shm'), record.uid)).toContain(shmId);
+    expect(ipcIdsOf(inVm('sem'), record.uid)).toContain(semId);
+    const onMachine = (table: string) => ipcIdsOf(readFileSync(`/proc/sysvipc/${table}`, 'utf8'), record.uid);
+    expect([onMachine('shm'), onMachine('sem')]).toEqual([[], []]);
 
     const a = host.describe('a');
-    const aSocket = xSocket(a.record.display!);
-    const bSocket = xSocket(record.display!);
+    const aSocket = a.record.xSocket!;
+    const bSocket = record.xSocket!;
     expect(existsSync(aSocket) && existsSync(bSocket)).toBe(true);
 
     await host.deleteVm('b');
-    // b's power-off sweep took b's X socket only: the dir and a's socket (and display) stay.
+    // b's power-off took b's X socket (and its dir) only: the machine's socket dir and a's socket (and display) stay.
     expect(socketDirOwnerAndMode()).toEqual({ uid: 0, mode: 0o1777 });
     expect(existsSync(bSocket)).toBe(false);
     expect(existsSync(aSocket)).toBe(true);
-    const x = await XProbe.connect(a.record.display!, readFileSync(a.paths.xauthority).subarray(-16));
+    const x = await XProbe.connect(a.record.xSocket!, readFileSync(a.paths.xauthority).subarray(-16));
     x.close();
     expect(liveUserPids(record.uid)).toEqual([]);
     expect(members.filter(alive)).toEqual([]);
@@ -278,10 +307,7 @@ describe('linux host', () => {
     // No process is left in the VM's IPC namespace, so the namespace and every object in it are gone;
     // and none of them was ever in the machine's.
     expect(processesInNamespace(vmIpc)).toEqual([]);
-    expect(readFileSync('/proc/sysvipc/shm', 'utf8')).not.toMatch(shmLine);
-    expect(readFileSync('/proc/sysvipc/sem', 'utf8')).not.toMatch(
-      new RegExp(`^\\s*\\d+\\s+${semId}\\s`, 'm'),
-    );
+    expect([onMachine('shm'), onMachine('sem')]).toEqual([[], []]);
     expect((await host.listVms()).map((v) => v.name)).toEqual(['a']);
   });
 

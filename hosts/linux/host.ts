@@ -25,7 +25,7 @@ import { bootDesktop, powerOff, type DesktopProcess } from './vm-boot.ts';
 import { claimSlot, destroyVmFiles, provisionVm, vmIsolation, type SetupContext } from './vm-setup.ts';
 import { checkRoom, validateCreate, validateSize, vmInfo } from './vm-spec.ts';
 import { vmRuntime } from './vm-runtime.ts';
-import { saveRecord, type VmPaths, type VmRecord } from './vm-record.ts';
+import { saveRecord, stoppedRecord, type VmPaths, type VmRecord } from './vm-record.ts';
 import { vmTempDirs } from './vm-mount-ns.ts';
 import type { VmCgroup } from './cgroups.ts';
 
@@ -174,7 +174,7 @@ export class LinuxHost implements Host {
       });
       e.procs = booted.procs;
       const pids = Object.fromEntries(Object.entries(booted.procs).map(([k, p]) => [k, p.pid]));
-      e.record = { ...e.record, state: 'running', display: booted.display, pids };
+      e.record = { ...e.record, state: 'running', display: booted.display, xSocket: booted.socket, pids };
       saveRecord(e.paths, e.record);
       this.#running(e);
       return vmInfo(e.record);
@@ -222,8 +222,7 @@ export class LinuxHost implements Host {
       await this.#closeGuest(e);
       await powerOff(this.#target(e));
       e.procs = {};
-      const { display: _d, pids: _p, ...rest } = e.record;
-      e.record = { ...rest, state: 'stopped' };
+      e.record = stoppedRecord(e.record);
       saveRecord(e.paths, e.record);
     } finally {
       e.stopping = false;
@@ -265,6 +264,7 @@ export class LinuxHost implements Host {
       uid: e.record.uid,
       procs: Object.values(e.procs),
       runtimeDir: e.paths.runtimeDir,
+      xTmpDir: e.paths.xTmpDir,
       isolation: vmIsolation(this.ctx, e.record.slot),
     };
   }

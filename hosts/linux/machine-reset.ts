@@ -12,6 +12,7 @@ import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:f
 import { join } from 'node:path';
 import { detectCgroups, VmCgroup, type CgroupLayout } from './cgroups.ts';
 import {
+  claimPrefix,
   createExclusive,
   currentOwner,
   ownerAlive,
@@ -112,7 +113,7 @@ export async function resetMachine(opts: ResetOptions = {}): Promise<ResetReport
   const slots = new SlotRegistry(globalDir);
   const users = vmUsers(prefix, homeRoot);
   // Claims of drivers with another user prefix are theirs to reset.
-  const claims = slots.all().filter((c) => (c.userPrefix ?? 'sbvm') === prefix);
+  const claims = slots.all().filter((c) => claimPrefix(c) === prefix);
   const netns = await listVmNetns(prefix);
   const slotNumbers = new Set([
     ...claims.map((c) => c.slot),
@@ -201,7 +202,7 @@ function takeSlot(
     if (createExclusive(slots.file(slot), mine)) return { previous: undefined };
     const current = slots.read(slot);
     if (!current) continue; // released meanwhile
-    if ((current.userPrefix ?? 'sbvm') !== prefix) return undefined;
+    if (claimPrefix(current) !== prefix) return undefined;
     if (ownerAlive(current)) {
       if (!opts.force) return undefined;
       // force: the live driver's VM goes too (its claim is replaced by the reset's).

@@ -1,13 +1,21 @@
-// The machine's X socket directory, /tmp/.X11-unix, which every VM's Xvfb puts its socket in. It
-// must exist before the first VM starts, owned by root with mode 1777 (world-writable, sticky):
-// created by an Xvfb instead, it would belong to that VM's user, who could then replace another
-// VM's socket, and that VM's power-off sweep (every file of its uid in /tmp) would remove it with
-// every other VM's socket in it. With root owning it, the sweep only enters it and removes the
-// socket and lock of its own VM (the sticky bit keeps users from removing each other's).
+// The machine's X socket directory, /tmp/.X11-unix. Each VM's Xvfb has a /tmp of its own (display.ts);
+// X servers without one (an emulated Mac's, the clone bench's baseline) put their socket files in
+// this one. It must exist before the first of them starts, owned by root with mode 1777
+// (world-writable, sticky): created by an Xvfb instead, it would belong to that
+// user, who could then replace another server's socket, and that user's power-off sweep (every file
+// of its uid in /tmp) would remove it with every other socket in it. With root owning it, the sweep
+// only enters it and removes the socket and lock of its own server (the sticky bit keeps users from
+// removing each other's).
 import { chmodSync, chownSync, lstatSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { DriverError } from '../driver.ts';
 
 export const X11_SOCKET_DIR = '/tmp/.X11-unix';
+/** The socket file of display number `num` in `dir`, as X servers name it. */
+export function xSocketPath(num: number, dir = X11_SOCKET_DIR): string {
+  return join(dir, `X${num}`);
+}
+
 /** The same holds for the ICE socket dir that X session clients (XFCE's session manager) use. */
 export const SHARED_SOCKET_DIRS = [X11_SOCKET_DIR, '/tmp/.ICE-unix'];
 const MODE = 0o1777;

@@ -18,7 +18,7 @@ import { sshdConfig, startSshd } from './sshd.ts';
 import type { VmPaths, VmRecord } from './vm-record.ts';
 import { killUserProcesses, removeMqueues, removeShm, removeUserTempFiles } from './vm-user.ts';
 import { ensureSharedSocketDir, SHARED_SOCKET_DIRS } from './shared-socket-dirs.ts';
-import { holdVmMountNs, type MountNsHolder } from './vm-mount-ns.ts';
+import { freshRootDir, holdVmMountNs, type MountNsHolder } from './vm-mount-ns.ts';
 import { createVmNetwork, removeVmNetwork, type VmLink } from './vm-network.ts';
 
 /**
@@ -38,6 +38,8 @@ export type DesktopProcess = 'xvfb' | 'bus' | 'session' | 'vnc' | 'sshd';
 
 export interface BootedDesktop {
   display: string;
+  /** The X server's socket file (display.ts). */
+  socket: string;
   cookie: Buffer;
   procs: Partial<Record<DesktopProcess, TrackedProcess>>;
 }
@@ -70,7 +72,12 @@ export async function bootDesktop(
   mkdirSync(p.data, { recursive: true, mode: 0o700 });
   mkdirSync(p.logs, { recursive: true, mode: 0o700 });
   const cookie = writeXauthority(p.xauthority, r.uid, r.gid);
-  const down = { cgroup, uid: r.uid, procs: [] as TrackedProcess[], ...(isolation ? { isolation } : {}) };
+  const down = {
+    cgroup,
+    uid: r.uid,
+    procs: [] as TrackedProcess[],
+    ...(isolation ? { isolation, xTmpDir: p.xTmpDir } : {}),
+  };
   let holder: MountNsHolder | undefined;
   if (isolation) {
     try {
@@ -89,6 +96,11 @@ export async function bootDesktop(
   }
   const namespaces = isolation &&
     holder && { net: isolation.link.netnsPath, mount: holder.path, ipc: holder.ipc };
+  // Emptied at every boot: a socket file a killed X server left is gone before the next one starts.
+  if (namespaces) {
+    freshRootDir(p.xTmpDir, 0o1777);
+    freshRootDir(join(p.xTmpDir, '.X11-unix'), 0o1777);
+  }
   const screen: ScreenSpec = {
     vmUser: { user: r.user, uid: r.uid, gid: r.gid, home: r.home },
     cgroup,
@@ -96,7 +108,7 @@ export async function bootDesktop(
     xauthority: p.xauthority,
     logDir: p.logs,
     ...size,
-    ...(namespaces ? { namespaces } : {}),
+    ...(namespaces ? { namespaces, tmpDir: p.xTmpDir } : {}),
   };
   const procs: BootedDesktop['procs'] = {};
   try {
@@ -119,7 +131,7 @@ export async function bootDesktop(
       },
     }), { mode: 0o600 }); // prettier-ignore
     const [session, vnc, sshd] = await Promise.allSettled([
-      startSession(tracker, screen, x.display, cookie).then((v) => mark('session', v)),
+      startSession(tracker, screen, x, cookie).then((v) => mark('session', v)),
       startVnc(tracker, screen, x.display, { ip: r.ip, port: r.vncPort, password: r.vncPassword }).then((v) =>
         mark('vnc', v),
       ),
@@ -131,7 +143,7 @@ export async function bootDesktop(
     if (vnc.status === 'fulfilled') procs.vnc = vnc.value;
     if (sshd.status === 'fulfilled') procs.sshd = sshd.value;
     for (const s of [session, vnc, sshd]) if (s.status === 'rejected') throw s.reason;
-    return { display: x.display, cookie, procs };
+    return { display: x.display, socket: x.socket, cookie, procs };
   } catch (e) {
     await powerOff({ ...down, procs: [...Object.values(procs), ...(holder ? [holder.proc] : [])] });
     throw e;
@@ -171,6 +183,8 @@ export interface PowerOffTarget {
   uid: number;
   procs: TrackedProcess[];
   runtimeDir?: string;
+  /** The X server's /tmp, removed with what a killed X server leaves in it (its socket file). */
+  xTmpDir?: string;
   /** Removed once the processes are gone (a namespace lives on while a process is in it). */
   isolation?: VmIsolation;
 }
@@ -189,7 +203,7 @@ export async function powerOff(t: PowerOffTarget, meanwhile?: () => Promise<void
   await Promise.all(t.procs.map((p) => p.exited));
   // Also what a SIGKILLed Xvfb leaves (its lock and socket in /tmp): another user's Xvfb could not reuse the number.
   removeUserTempFiles(t.uid);
-  if (t.runtimeDir) rmSync(t.runtimeDir, { recursive: true, force: true });
+  for (const dir of [t.runtimeDir, t.xTmpDir]) if (dir) rmSync(dir, { recursive: true, force: true });
   const iso = t.isolation;
   if (iso) rmSync(sshdRunDir(iso.globalDir, iso.user), { recursive: true, force: true });
   const namespaces = iso && removeVmNetwork(iso.link);

@@ -2,8 +2,8 @@
 // directories on the VM's disk (its bounded tmpfs), emptied at every boot, and /dev/shm is a tmpfs
 // of its own. Everything else is the machine's view (homes are private by mode, the runtime dir is
 // the user's). /tmp/.X11-unix and /tmp/.ICE-unix in the private /tmp are made by root (1777) before
-// any VM process runs; the VM's X server keeps its socket in the machine's /tmp/.X11-unix (where
-// the driver reaches it) and its clients reach it through the abstract socket of the VM's network
+// any VM process runs; the VM's X server keeps its socket file in a dir of the VM's that only the
+// driver reaches (display.ts) and its clients reach it through the abstract socket of the VM's network
 // namespace, so no other VM can see the socket at all. Processes that start in the namespace must not
 // need a path under the machine's /tmp (sshd's files are copied to the global dir, see vm-boot.ts).
 //
@@ -28,12 +28,16 @@ export const vmTempDirs = (disk: string) => ({ tmp: join(disk, 'tmp'), varTmp: j
 
 const SOCKET_DIRS = ['.X11-unix', '.ICE-unix'];
 
+/** A shell pipeline stage that prints the mount point of every VM disk and home in the caller's mount namespace. */
+export const LIST_VM_MOUNTS =
+  "sed -n 's/^[^ ]* [^ ]* [^ ]* [^ ]* \\([^ ]*\\) .* - [^ ]* sandbay-\\(home\\|disk\\) .*/\\1/p' /proc/self/mountinfo";
+
 // Mounts made inside the new namespace. Paths and sizes arrive as arguments, never in the script.
 // The namespace starts as a private copy of the machine's mounts, other VMs' disks and homes among
 // them: those copies go (lazily), or a VM deleted later would keep its disk's memory alive in here.
 const HOLDER_SCRIPT = [
   'set -e',
-  "sed -n 's/^[^ ]* [^ ]* [^ ]* [^ ]* \\([^ ]*\\) .* - [^ ]* sandbay-\\(home\\|disk\\) .*/\\1/p' /proc/self/mountinfo |",
+  `${LIST_VM_MOUNTS} |`,
   'while read -r point; do [ "$point" = "$4" ] || [ "$point" = "$5" ] || umount -l "$point" 2>/dev/null || true; done',
   'mount --bind "$2" /var/tmp',
   'mount -t tmpfs -o "size=$3,mode=1777,nosuid,nodev" sandbay-shm /dev/shm',
@@ -110,7 +114,7 @@ function comm(pid: number): string | undefined {
 }
 
 /** Removes `dir` (never following a link in it) and makes it again, root's, with `mode`. */
-function freshRootDir(dir: string, mode: number): void {
+export function freshRootDir(dir: string, mode: number): void {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { mode: 0o700 });
   const st = lstatSync(dir);

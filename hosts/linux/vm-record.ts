@@ -3,6 +3,7 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJson, replaceFile } from './claims.ts';
+import { xSocketPath } from './shared-socket-dirs.ts';
 
 export interface VmRecord {
   name: string;
@@ -26,8 +27,10 @@ export interface VmRecord {
   /** The public half of the VM's sshd host key (`paths.hostKey`); absent in records of older drivers. */
   sshHostPublicKey?: string;
   state: 'stopped' | 'running';
-  /** While running: the X display and the PID of each desktop process, for adoption after a restart. */
+  /** While running: the X display, its socket file and the PID of each desktop process, for adoption after a restart. */
   display?: string;
+  /** Absent in records of drivers whose VMs' X servers kept their socket in the machine's /tmp/.X11-unix. */
+  xSocket?: string;
   pids?: Record<string, number>;
   createdAt: string;
 }
@@ -48,6 +51,8 @@ export interface VmPaths {
   authorizedKeys: string;
   runtimeDir: string;
   xauthority: string;
+  /** The VM's X server's own /tmp, with its socket file: root's, reached only by the driver (display.ts). */
+  xTmpDir: string;
 }
 
 export function vmPaths(
@@ -68,7 +73,24 @@ export function vmPaths(
     authorizedKeys: join(globalDir, 'auth', `${r.slot}.pub`),
     runtimeDir,
     xauthority: join(runtimeDir, 'Xauthority'),
+    xTmpDir: join(dir, 'x-tmp'),
   };
+}
+
+/**
+ * The X server's socket file of a running VM's record. A record of an older driver names only the
+ * display, whose socket file was in the machine's /tmp/.X11-unix.
+ */
+export function xSocketOf(r: VmRecord): string | undefined {
+  if (r.xSocket) return r.xSocket;
+  const m = /^:(\d+)$/.exec(r.display ?? '');
+  return m ? xSocketPath(Number(m[1])) : undefined;
+}
+
+/** `r` once its VM is powered off: nothing of the last run (display, socket, PIDs) is kept. */
+export function stoppedRecord(r: VmRecord): VmRecord {
+  const { display: _d, xSocket: _s, pids: _p, ...rest } = r;
+  return { ...rest, state: 'stopped' };
 }
 
 export function saveRecord(paths: VmPaths, r: VmRecord): void {

@@ -1,6 +1,6 @@
 // What the lifecycle half of the linux driver hands the guest half for one running VM: everything
 // the guest needs to reach the VM's desktop, SSH and files, with no knowledge of how it was built.
-import type { VmPaths, VmRecord } from './vm-record.ts';
+import { xSocketOf, type VmPaths, type VmRecord } from './vm-record.ts';
 
 /** A running linux VM as seen by the guest half (`new LinuxGuest(vm)`). */
 export interface LinuxVmRuntime {
@@ -12,8 +12,10 @@ export interface LinuxVmRuntime {
   home: string;
   /** The VM's own address in its network namespace, e.g. 198.19.7.2 (vm-network.ts). */
   ip: string;
-  /** X display, e.g. ':17'. */
+  /** X display as the VM's own clients name it, e.g. ':0'. */
   display: string;
+  /** The X server's socket file, where the driver connects (display.ts). */
+  xSocket: string;
   /** Path of the display's cookie file (readable by root and the VM user). */
   xauthority: string;
   vnc: { host: string; port: number; password: string };
@@ -57,6 +59,7 @@ export function vmRuntime(
     home: r.home,
     ip: r.ip,
     display: r.display ?? '',
+    xSocket: xSocketOf(r) ?? '',
     xauthority: paths.xauthority,
     vnc: { host: r.ip, port: r.vncPort, password: r.vncPassword },
     ssh: {

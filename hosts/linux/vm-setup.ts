@@ -5,7 +5,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DriverError, type VmCreateSpec } from '../driver.ts';
 import { VmCgroup, type CgroupLayout } from './cgroups.ts';
-import { ownerAlive, type SlotClaim, type SlotRegistry } from './claims.ts';
+import { claimPrefix, ownerAlive, type SlotClaim, type SlotRegistry } from './claims.ts';
 import { ensureUserLower } from './image.ts';
 import { mountHome, unmount } from './overlay.ts';
 import { generateSshKey } from './sshd.ts';
@@ -52,8 +52,10 @@ export async function claimSlot(ctx: SetupContext, vm: string): Promise<SlotClai
   const free = ctx.slots.claim(what);
   if (free) return free;
   for (const stale of ctx.slots.all()) {
-    // Our own dead claims were settled when this host started; a live owner keeps its slot.
+    // Our own dead claims were settled when this host started; a live owner keeps its slot; a slot
+    // of another user prefix is swept by a driver of that prefix (sweepSlot knows only this one's users).
     if (ownerAlive(stale) || (stale.dataDir === ctx.dataDir && stale.host === ctx.hostName)) continue;
+    if (claimPrefix(stale) !== ctx.userPrefix) continue;
     const taken = ctx.slots.takeStale(stale);
     if (!taken) continue;
     await sweepSlot(ctx, taken);

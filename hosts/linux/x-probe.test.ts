@@ -1,16 +1,17 @@
 // The boot's X probe against a real Xvfb that stops answering for a while (SIGSTOP, as a starved X
 // server on a loaded Mac): the request that timed out is answered late, and that late answer must
 // not be read as the answer to the next request.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestXvfb, type TestXvfb } from '../../test/support/test-xvfb.ts';
 import { writeXauthority } from './display.ts';
 import { XProbe } from './x-probe.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sandbay-x-probe-'));
-let xvfb: ChildProcess;
+let xvfb: TestXvfb;
 let display: string;
 let cookie: Buffer;
 const auth = join(dir, 'Xauthority');
@@ -19,38 +20,24 @@ beforeAll(async () => {
   cookie = writeXauthority(auth, process.getuid!(), process.getgid!());
   // -noreset: without it the server resets when its last client leaves (one test's probe closing),
   // closing whatever connection the next test opened meanwhile (ECONNRESET in a full run).
-  const args = ['-displayfd', '3', '-auth', auth, '-noreset', '-nolisten', 'tcp', '-screen', '0', '64x64x24'];
-  xvfb = spawn('Xvfb', args, {
-    stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
-  });
-  display = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    xvfb.stdio[3]!.on('data', (b: Buffer) => {
-      text += b.toString();
-      if (text.endsWith('\n')) resolve(`:${text.trim()}`);
-    });
-    xvfb.once('exit', (code) => reject(new Error(`Xvfb exited with ${code}`)));
-  });
+  xvfb = await startTestXvfb(['-auth', auth, '-noreset', '-nolisten', 'tcp', '-screen', '0', '64x64x24']);
+  display = xvfb.display;
 });
 
 afterAll(async () => {
-  if (xvfb.exitCode === null && xvfb.signalCode === null) {
-    xvfb.kill('SIGCONT');
-    xvfb.kill('SIGKILL');
-    await new Promise((resolve) => xvfb.once('exit', resolve));
-  }
+  await xvfb.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
 describe('XProbe', () => {
   it('skips the late answer of a request that timed out: the next request gets its own answer', async () => {
-    const x = await XProbe.connect(display, cookie, 300);
+    const x = await XProbe.connect(xvfb.socket, cookie, 300);
     try {
       // Predefined atoms (X11 protocol, appendix B): WM_NAME is 39, WM_CLASS 67.
       expect(await x.internAtom('WM_NAME')).toBe(39);
-      xvfb.kill('SIGSTOP');
+      xvfb.proc.kill('SIGSTOP');
       await expect(x.internAtom('WM_CLASS')).rejects.toMatchObject({ code: 'timeout' });
-      xvfb.kill('SIGCONT');
+      xvfb.proc.kill('SIGCONT');
       // The server now answers both: WM_CLASS's late 67 first, then this request's own 39.
       expect(await x.internAtom('WM_NAME')).toBe(39);
       expect(await x.viewable(x.root)).toBe(true);
@@ -61,7 +48,7 @@ describe('XProbe', () => {
   });
 
   it('skips the events every client gets (MappingNotify when a keyboard mapping changes)', async () => {
-    const x = await XProbe.connect(display, cookie);
+    const x = await XProbe.connect(xvfb.socket, cookie);
     try {
       expect(await x.internAtom('WM_NAME')).toBe(39);
       // Typing a character the keymap lacks remaps a keycode: a MappingNotify to every client.

@@ -38,13 +38,12 @@ export class XProbe {
   }
 
   /**
-   * Connects to `display` (`:N`) with an MIT-MAGIC-COOKIE-1 and completes the setup handshake;
-   * `timeoutMs` bounds the handshake and each request.
+   * Connects to the X server listening on `socket` (a socket file, e.g. /tmp/.X11-unix/X3) with an
+   * MIT-MAGIC-COOKIE-1 and completes the setup handshake; `timeoutMs` bounds the handshake and each
+   * request.
    */
-  static async connect(display: string, cookie: Buffer, timeoutMs = 2000): Promise<XProbe> {
-    const m = /^:(\d+)$/.exec(display);
-    if (!m) throw new DriverError('invalid_argument', `bad display ${display}`);
-    const sock = connect({ path: `/tmp/.X11-unix/X${m[1]}` });
+  static async connect(socket: string, cookie: Buffer, timeoutMs = 2000): Promise<XProbe> {
+    const sock = connect({ path: socket });
     const x = new XProbe(sock, timeoutMs);
     const name = Buffer.from('MIT-MAGIC-COOKIE-1');
     const head = Buffer.alloc(12);

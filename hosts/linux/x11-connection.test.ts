@@ -1,47 +1,34 @@
 // X11Connection against real Xvfb servers (no VM): what the guest's long-running connection relies on.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startTestXvfb, type TestXvfb } from '../../test/support/test-xvfb.ts';
 import { X11Connection } from './x11-connection.ts';
 
-const servers: ChildProcess[] = [];
+const servers: TestXvfb[] = [];
 const connections: X11Connection[] = [];
 
-/** An Xvfb on a free display (it reports the number on -displayfd), open to local clients. */
-function startXvfb(): Promise<string> {
-  const xvfb = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '320x200x24', '-nolisten', 'tcp'], {
-    stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
-  });
+/** An Xvfb on a free display, open to local clients (no -auth). */
+async function startXvfb(): Promise<TestXvfb> {
+  const xvfb = await startTestXvfb(['-screen', '0', '320x200x24', '-nolisten', 'tcp']);
   servers.push(xvfb);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    xvfb.stdio[3]!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.endsWith('\n')) resolve(`:${out.trim()}`);
-    });
-    xvfb.on('exit', (code) => reject(new Error(`Xvfb exited with ${code} before reporting its display`)));
-  });
+  return xvfb;
 }
 
-async function open(display: string): Promise<X11Connection> {
-  const conn = await X11Connection.open(display, { name: '', data: '' });
+async function open(x: TestXvfb): Promise<X11Connection> {
+  const conn = await X11Connection.open(x.display, x.socket, { name: '', data: '' });
   connections.push(conn);
   return conn;
 }
 
 /** The server's own number for an atom, asked by a process of its own. */
-function serverAtom(display: string, name: string): number {
-  const line = execFileSync('xlsatoms', ['-display', display, '-name', name], { encoding: 'utf8' });
+function serverAtom(x: TestXvfb, name: string): number {
+  const line = execFileSync('xlsatoms', ['-display', x.display, '-name', name], { encoding: 'utf8' });
   return Number(line.split('\t')[0]);
 }
 
 afterAll(async () => {
   for (const c of connections) c.client.stream.destroy();
-  await Promise.all(
-    servers.map(
-      (s) =>
-        new Promise((resolve) => (s.exitCode !== null ? resolve(null) : (s.once('exit', resolve), s.kill()))),
-    ),
-  );
+  await Promise.all(servers.map((s) => s.stop()));
 });
 
 describe('X11Connection', () => {

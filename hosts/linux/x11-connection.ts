@@ -1,7 +1,9 @@
 // One long-running X11 connection to a VM's display, with promise-returning requests. Every request
 // is bounded by a deadline, and every pending request fails when the connection drops, so a dead or
 // restarted Xvfb never leaves a caller waiting. `X11Link` re-opens the connection on the next call.
+import { createConnection, type Socket } from 'node:net';
 import x11, { type X11Client, type X11Display } from 'x11';
+import fdpass from 'x11/lib/fdpass.js';
 import { DriverError } from '../driver.ts';
 import { readCookie, type X11Cookie } from './x11-auth.ts';
 import { ShmProvider } from './x11-shm.ts';
@@ -49,41 +51,58 @@ export class X11Connection {
     this.client.on('error', () => {});
   }
 
-  static open(display: string, cookie: X11Cookie): Promise<X11Connection> {
+  /**
+   * Opens a connection to the X server on `socket` (its socket file); `display` names it in errors.
+   * The socket is connected here, not by x11 (which only knows /tmp/.X11-unix/X<N>, and tries TCP on
+   * the machine when that file is missing), over a transport that can pass descriptors (MIT-SHM).
+   */
+  static open(display: string, socket: string, cookie: X11Cookie): Promise<X11Connection> {
     return new Promise((resolve, reject) => {
       const shm = new ShmProvider();
+      const stream: Socket = fdpass.connect(socket) ?? createConnection(socket);
       let settled = false;
-      const timer = setTimeout(() => {
-        settled = true;
-        client.stream?.destroy();
-        shm.destroyAll();
-        reject(
-          new DriverError(
-            'unreachable',
-            `X display ${display} did not answer within ${CONNECT_TIMEOUT_MS} ms`,
-          ),
-        );
-      }, CONNECT_TIMEOUT_MS);
-      const client = x11.createClient({ display, auth: cookie, shm }, (err, info) => {
+      const fail = (err: Error) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        if (err) {
-          shm.destroyAll();
-          reject(new DriverError('unreachable', `cannot open X display ${display}: ${err.message}`));
-          return;
-        }
-        try {
-          privateAtomCache(info.client);
-          resolve(new X11Connection(display, info, shm));
-        } catch (e) {
-          shm.destroyAll();
-          client.stream?.destroy();
-          reject(e);
-        }
+        shm.destroyAll();
+        stream.destroy();
+        reject(err);
+      };
+      const timer = setTimeout(
+        () =>
+          fail(
+            new DriverError(
+              'unreachable',
+              `X display ${display} did not answer within ${CONNECT_TIMEOUT_MS} ms`,
+            ),
+          ),
+        CONNECT_TIMEOUT_MS,
+      );
+      stream.once('error', (e) =>
+        fail(new DriverError('unreachable', `cannot open X display ${display}: ${e.message}`)),
+      );
+      stream.once('connect', () => {
+        if (settled) return;
+        // Handed over connected: x11 then starts the handshake at once.
+        const client = x11.createClient({ display, auth: cookie, shm, stream }, (err, info) => {
+          if (settled) return;
+          if (err) {
+            fail(new DriverError('unreachable', `cannot open X display ${display}: ${err.message}`));
+            return;
+          }
+          try {
+            privateAtomCache(info.client);
+            settled = true;
+            clearTimeout(timer);
+            resolve(new X11Connection(display, info, shm));
+          } catch (e) {
+            fail(e as Error);
+          }
+        });
+        // Before setup completes, stream errors come through the callback; afterwards through the listener above.
+        client.on('error', () => {});
       });
-      // Before setup completes, stream errors come through the callback; afterwards through the listener above.
-      client.on('error', () => {});
     });
   }
 
@@ -176,11 +195,14 @@ export class X11Connection {
  */
 export class X11Link {
   readonly #display: string;
+  readonly #socket: string;
   readonly #xauthority: string;
   #current: Promise<X11Connection> | undefined;
 
-  constructor(display: string | number, xauthority: string) {
-    this.#display = typeof display === 'number' ? `:${display}` : display;
+  /** `display` (e.g. `:0`) is the server's name in messages and in the cookie file; `socket` is where it listens. */
+  constructor(display: string, socket: string, xauthority: string) {
+    this.#display = display;
+    this.#socket = socket;
     this.#xauthority = xauthority;
   }
 
@@ -197,7 +219,7 @@ export class X11Link {
 
   #open(): Promise<X11Connection> {
     const opening = readCookie(this.#xauthority, this.#display).then((cookie) =>
-      X11Connection.open(this.#display, cookie),
+      X11Connection.open(this.#display, this.#socket, cookie),
     );
     // Concurrent callers share one attempt; a failed attempt is retried by the next call.
     this.#current = opening;

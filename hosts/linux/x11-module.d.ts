@@ -101,6 +101,8 @@ declare module 'x11' {
     /** A MIT-SHM segment provider (see hosts/linux/x11-shm.ts), or false/'off' for none. */
     shm?: false | 'off' | object;
     disableBigRequests?: boolean;
+    /** A connected stream to the server, used instead of the socket x11 would pick from `display`. */
+    stream?: Duplex;
   }
 
   export function createClient(
@@ -110,4 +112,16 @@ declare module 'x11' {
 
   const x11: { createClient: typeof createClient };
   export default x11;
+}
+
+// x11's transport for local sockets that can carry file descriptors (MIT-SHM segments by fd).
+declare module 'x11/lib/fdpass.js' {
+  import type { Socket } from 'node:net';
+
+  const fdpass: {
+    /** A connecting socket ('connect' or 'error' follows), or null where descriptors cannot be passed. */
+    connect(socketPath: string, options?: { receiveFds?: boolean }): Socket | null;
+    available(): boolean;
+  };
+  export default fdpass;
 }

@@ -160,26 +160,31 @@ it("cannot bind another VM's address, nor its own service ports", async () => {
   expect(vnc).toMatch(/Address already in use/);
 });
 
-it("sees no other VM's X socket, while its own desktop answers through its namespace", async () => {
-  const b = host.describe('b').record;
-  const bNum = b.display!.slice(1);
+it("reaches no other VM's X server, while its own desktop answers through its namespace", async () => {
+  const b = host.describe('b');
   const connect = (path: string) =>
     `/usr/bin/python3 -c "import socket; s=socket.socket(socket.AF_UNIX); s.connect('${path}'); print('connected')" 2>&1 | tail -1`;
+  // B's cookie file, byte for byte: with it, any server of B's would let A in.
+  const bCookie = [...readFileSync(b.paths.xauthority)]
+    .map((x) => `\\x${x.toString(16).padStart(2, '0')}`)
+    .join('');
   const r = await sh(
     'a',
     [
       'ls -A /tmp/.X11-unix | wc -l',
-      connect(`/tmp/.X11-unix/X${bNum}`),
-      // The abstract socket Xvfb also listens on belongs to B's network namespace.
-      connect(`\\0/tmp/.X11-unix/X${bNum}`),
+      // B's socket file, by the path the driver uses.
+      connect(b.record.xSocket!),
       'xdpyinfo >/dev/null && echo own-display-ok',
+      // Every VM's display is :0; the one A reaches (its namespace's abstract socket) is A's own.
+      `printf '${bCookie}' > /tmp/b-cookie`,
+      `XAUTHORITY=/tmp/b-cookie DISPLAY=${b.record.display} xdpyinfo >/dev/null 2>&1 && echo b-cookie-let-in || echo b-cookie-refused`,
     ].join('; '),
   );
-  const [count, fsSocket, abstract, own] = r.stdout.trim().split('\n');
+  const [count, fsSocket, own, withBCookie] = r.stdout.trim().split('\n');
   expect(count).toBe('0');
-  expect(fsSocket).toMatch(/No such file/);
-  expect(abstract).toMatch(/Connection refused/);
+  expect(fsSocket).toMatch(/No such file|Permission denied/);
   expect(own).toBe('own-display-ok');
+  expect(withBCookie).toBe('b-cookie-refused');
 });
 
 it('keeps /tmp, /var/tmp and /dev/shm private to each VM, on its own disk, and nothing (files, message queues) past a reboot', async () => {

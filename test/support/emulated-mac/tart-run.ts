@@ -136,7 +136,7 @@ export async function runVm(args: string[]): Promise<number> {
     const vnc = { ip: '127.0.0.1', port: await freePort(), password: passphrase() };
     vmNetns = await createVmNetwork(mac.netns, slot, ip);
     const [session, vncProc, sshd] = await Promise.all([
-      startSession(tracker, screen, x.display, cookie),
+      startSession(tracker, screen, x, cookie),
       startVnc(tracker, screen, x.display, vnc),
       startGuestSshd(tracker, {
         name,
