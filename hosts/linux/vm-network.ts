@@ -165,7 +165,13 @@ export async function listVmNetns(prefix: string): Promise<{ netns: string; slot
   return out;
 }
 
+/**
+ * Swallows the errors that say the thing to remove is already gone. "No such device": the kernel
+ * removes a deleted namespace's veth pair asynchronously, and `ip link del` that found the host end
+ * by name can lose it before its request lands (seen once in a soak, under load).
+ */
 function ignoreMissing(e: unknown): void {
   const text = e instanceof Error ? e.message : String(e);
-  if (!/No such file|Cannot find device|does not exist|No such process|not exist/i.test(text)) throw e;
+  if (!/No such file|Cannot find device|No such device|does not exist|No such process|not exist/i.test(text))
+    throw e;
 }
