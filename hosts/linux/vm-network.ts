@@ -68,8 +68,8 @@ export function vmLink(slot: number, user: string): VmLink {
 
 /**
  * The firewall and the unreachable route, made (or remade, atomically) by every driver start and
- * left in place across VMs: removing them while another driver's VM runs would open the host to it.
- * `sandbay host reset` removes them.
+ * before every VM's link, and left in place across VMs: removing them while another driver's VM
+ * runs would open the host to it. `sandbay host reset` removes them.
  */
 export async function ensureVmFirewall(): Promise<void> {
   const t = FIREWALL_TABLE;
@@ -110,9 +110,12 @@ export async function removeVmFirewall(): Promise<void> {
 
 /**
  * Makes the VM's namespace and link, replacing what a crashed predecessor on the slot left; with
- * `outboundNat`, a default route via the host end and the link in the firewall's NAT set.
+ * `outboundNat`, a default route via the host end and the link in the firewall's NAT set. The
+ * firewall is made again first: `sandbay host reset` removes it once no slot is claimed, which a
+ * driver that is up with no VM at that moment does not notice (its next VM would boot without it).
  */
 export async function createVmNetwork(link: VmLink, opts: { outboundNat?: boolean } = {}): Promise<void> {
+  await ensureVmFirewall();
   await removeVmNetwork(link);
   await run('ip', ['-b', '-'], {
     input: [
