@@ -156,8 +156,9 @@ function ipcIdsOf(table: string, uid: number): string[] {
     .map((f) => f[1]!);
 }
 
-function socketDirOwnerAndMode(): { uid: number; mode: number } {
-  const st = lstatSync('/tmp/.X11-unix');
+/** Owner and permission bits of `path` itself (never a link's target). */
+function ownerAndMode(path: string): { uid: number; mode: number } {
+  const st = lstatSync(path);
   return { uid: st.uid, mode: st.mode & 0o7777 };
 }
 
@@ -171,11 +172,10 @@ describe('linux host', () => {
     expect(owner).not.toBe(0);
     await expect(XProbe.connect(record.xSocket!, Buffer.alloc(16))).rejects.toThrow(/refused/);
     // The X socket dir is the driver's (root, world-writable and sticky), not the first VM user's.
-    expect(socketDirOwnerAndMode()).toEqual({ uid: 0, mode: 0o1777 });
+    expect(ownerAndMode('/tmp/.X11-unix')).toEqual({ uid: 0, mode: 0o1777 });
     // The VM's socket file is not in it (a root X server started later would unlink it there), but
     // in a dir of the VM's that only root can reach (fresh-tmp.test.ts starts such a server).
     expect(record.xSocket).toBe(join(paths.xTmpDir, '.X11-unix', 'X0'));
-    const ownerAndMode = (p: string) => ({ uid: statSync(p).uid, mode: statSync(p).mode & 0o7777 });
     expect(ownerAndMode(dirname(record.xSocket!))).toEqual({ uid: 0, mode: 0o1777 });
     expect(ownerAndMode(paths.xTmpDir)).toEqual({ uid: 0, mode: 0o1777 });
     expect(ownerAndMode(dirname(paths.xTmpDir))).toEqual({ uid: 0, mode: 0o700 });
@@ -295,7 +295,7 @@ describe('linux host', () => {
 
     await host.deleteVm('b');
     // b's power-off took b's X socket (and its dir) only: the machine's socket dir and a's socket (and display) stay.
-    expect(socketDirOwnerAndMode()).toEqual({ uid: 0, mode: 0o1777 });
+    expect(ownerAndMode('/tmp/.X11-unix')).toEqual({ uid: 0, mode: 0o1777 });
     expect(existsSync(bSocket)).toBe(false);
     expect(existsSync(aSocket)).toBe(true);
     const x = await XProbe.connect(a.record.xSocket!, readFileSync(a.paths.xauthority).subarray(-16));
