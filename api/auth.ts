@@ -11,7 +11,7 @@ import { bearerToken } from './admin-auth.ts';
 import { isAuthFailure, type AuthFailureLimiter } from './auth-failures.ts';
 import { ApiError } from './errors.ts';
 import { CSRF_HEADER, SESSION_COOKIE, type Sessions } from './dashboard/sessions.ts';
-import { apiKeyName, sha256Hex } from './keys.ts';
+import { apiKeyNameOfDigest, sha256Digest } from './keys.ts';
 import type { CachedReads } from './services/reads.ts';
 
 /** The reads authentication needs (the API's cached reads). */
@@ -57,8 +57,8 @@ export async function principalOfKey(
   plaintext: string,
   now: number,
 ): Promise<Principal | undefined> {
-  const hash = sha256Hex(plaintext);
-  const principal = keyPrincipal(await reads.apiKey(apiKeyName(hash)), hash, now);
+  const digest = sha256Digest(plaintext);
+  const principal = keyPrincipal(await reads.apiKey(apiKeyNameOfDigest(digest)), digest, now);
   if (principal?.kind !== 'reservation') return principal;
   // Revocation at expiry is the reconciler's job; checking the reservation too closes the window
   // between `end_at` and the reconciler getting to it.
@@ -72,24 +72,58 @@ export async function principalOfKey(
  * `principalOfKey` then decides (a miss reads the store; a refusal is refused there again).
  */
 export function cachedPrincipalOfKey(reads: KeyHits, plaintext: string, now: number): Principal | undefined {
-  const hash = sha256Hex(plaintext);
-  const principal = keyPrincipal(reads.hit<ApiKey>('ApiKey', apiKeyName(hash)), hash, now);
+  const digest = sha256Digest(plaintext);
+  const principal = keyPrincipal(reads.hit<ApiKey>('ApiKey', apiKeyNameOfDigest(digest)), digest, now);
   if (principal?.kind !== 'reservation') return principal;
   const reservation = reads.hit<Reservation>('Reservation', principal.reservation!, principal.account);
   return reservation && reservationKeyLive(reservation, now) ? principal : undefined;
 }
 
 /** The checks of the key itself: its hash, revocation, expiry, kind and owner. */
-function keyPrincipal(key: ApiKey | undefined, hash: string, now: number): Principal | undefined {
-  if (!key || !sameHash(key.spec.sha256, hash) || key.spec.revoked) return undefined;
-  if (key.spec.expiresAt !== undefined && Date.parse(key.spec.expiresAt) <= now) return undefined;
+function keyPrincipal(key: ApiKey | undefined, digest: Buffer, now: number): Principal | undefined {
+  if (!key) return undefined;
+  const known = keyFacts(key);
+  if (known.sha256.length !== digest.length || !timingSafeEqual(known.sha256, digest)) return undefined;
+  return known.expiresAtMs <= now ? undefined : known.principal;
+}
+
+/** What a key resource says, worked out once per cached object rather than per request. */
+interface KeyFacts {
+  /** The stored hash's bytes (empty when it is not hex, which no presented key then matches). */
+  sha256: Buffer;
+  /** Its principal, shared by the key's requests (frozen); undefined for a key that admits nothing. */
+  principal: Principal | undefined;
+  expiresAtMs: number;
+}
+
+// Keyed by the cached object itself: an update to the key replaces it in the cache (and drops this).
+const keyFactsOf = new WeakMap<ApiKey, KeyFacts>();
+
+function keyFacts(key: ApiKey): KeyFacts {
+  let facts = keyFactsOf.get(key);
+  if (!facts) {
+    const expiresAt = key.spec.expiresAt;
+    facts = {
+      sha256: Buffer.from(key.spec.sha256, 'hex'),
+      principal: key.spec.revoked ? undefined : principalOfSpec(key),
+      expiresAtMs: expiresAt === undefined ? Infinity : Date.parse(expiresAt),
+    };
+    // An unparseable expiry admits nothing (Date.parse gives NaN, and `NaN <= now` is false).
+    if (Number.isNaN(facts.expiresAtMs)) facts.expiresAtMs = -Infinity;
+    keyFactsOf.set(key, facts);
+  }
+  return facts;
+}
+
+function principalOfSpec(key: ApiKey): Principal | undefined {
   const account = key.spec.account;
   if (!account) return undefined;
-  if (key.spec.kind === 'account') return { kind: 'account', account, keyName: key.metadata.name };
+  if (key.spec.kind === 'account')
+    return Object.freeze({ kind: 'account', account, keyName: key.metadata.name });
   if (key.spec.kind !== 'reservation' || !key.spec.reservation) return undefined;
   const [namespace, name] = key.spec.reservation.split('/');
   if (namespace !== account || !name) return undefined;
-  return { kind: 'reservation', account, reservation: name, keyName: key.metadata.name };
+  return Object.freeze({ kind: 'reservation', account, reservation: name, keyName: key.metadata.name });
 }
 
 function reservationKeyLive(reservation: Reservation, now: number): boolean {
@@ -97,12 +131,6 @@ function reservationKeyLive(reservation: Reservation, now: number): boolean {
   if (!LIVE_RESERVATION_PHASES.has(phase) || reservation.metadata.deletionTimestamp) return false;
   const endAt = reservation.status?.endAt;
   return endAt === undefined || Date.parse(endAt) > now;
-}
-
-function sameHash(storedHex: string, presentedHex: string): boolean {
-  const a = Buffer.from(storedHex, 'hex');
-  const b = Buffer.from(presentedHex, 'hex');
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /**

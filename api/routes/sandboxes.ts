@@ -1,6 +1,8 @@
 // Sandbox lifecycle: create (idempotent), list, info, delete, keepalive.
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import type { Sandbox } from '../../crds/index.ts';
 import { principalOf } from '../auth.ts';
 import { idempotent } from '../idempotency.ts';
 import { SandboxParams, errorResponses, NoContent } from '../schemas/common.ts';
@@ -107,12 +109,12 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     },
     // Answered from cache hits without a promise when it can (the most frequent call of a client
     // polling its sandbox; bench/api.ts measures it), else the async reads decide.
-    (request) => {
+    (request, reply) => {
       const sandbox = cachedSandboxOf(ctx, request);
       if (!sandbox) return sandboxOf(ctx, request).then(async (s) => sandboxInfo(s, await vncUrlOf(ctx, s)));
       const url = cachedVncUrl(ctx, sandbox);
       if (url === undefined) return vncUrlOf(ctx, sandbox).then((u) => sandboxInfo(sandbox, u));
-      return sandboxInfo(sandbox, url);
+      sendSandboxInfo(reply, sandbox, url);
     },
   );
 
@@ -151,3 +153,22 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     },
   );
 };
+
+// Keyed by the cached sandbox object: any change to the sandbox replaces it in the cache.
+const infoJson = new WeakMap<Sandbox, { url: string; json: string }>();
+
+/**
+ * Answers a sandbox's info serialized by its route's response schema, once per cached sandbox
+ * object and viewer link (minted links are reused until near their expiry): clients poll this
+ * route, and building and serializing its twelve fields was the largest part of its own work.
+ */
+function sendSandboxInfo(reply: FastifyReply, sandbox: Sandbox, url: string): void {
+  let known = infoJson.get(sandbox);
+  if (known?.url !== url) {
+    // The route's fast-json-stringify serializer, which makes strings.
+    known = { url, json: reply.serialize(sandboxInfo(sandbox, url)) as string };
+    infoJson.set(sandbox, known);
+  }
+  // A string with a JSON content type is sent as it is (not serialized again).
+  reply.type('application/json; charset=utf-8').send(known.json);
+}
