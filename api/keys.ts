@@ -48,15 +48,6 @@ export function apiKeyName(sha256: string): string {
   return `k-${sha256.slice(0, 40)}`;
 }
 
-/** `sha256Hex` and `apiKeyName` as bytes, for the per-request path (no hex string of the digest). */
-export function sha256Digest(text: string): Buffer {
-  return hash('sha256', text, 'buffer');
-}
-
-export function apiKeyNameOfDigest(digest: Buffer): string {
-  return `k-${digest.toString('hex', 0, 20)}`;
-}
-
 /** The ApiKey resource recording a generated key's hash (never its plaintext). */
 export function apiKeyResource(
   key: GeneratedKey,

@@ -27,12 +27,25 @@ export const ACTIVATION_WAIT_MS = 10_000;
 
 /** True when the reservation is active and its end has not passed. */
 export function isActive(reservation: Reservation, now: number): boolean {
-  const endAt = reservation.status?.endAt;
   return (
     reservation.status?.phase === 'active' &&
     !reservation.metadata.deletionTimestamp &&
-    (endAt === undefined || Date.parse(endAt) > now)
+    endAtMs(reservation) > now
   );
+}
+
+// Parsed once per cached reservation object (an update replaces the object): every viewer link
+// answered checks it.
+const endAtMsOf = new WeakMap<Reservation, number>();
+
+/** The reservation's end in ms (Infinity without one; NaN, never after `now`, when unparseable). */
+function endAtMs(reservation: Reservation): number {
+  let ms = endAtMsOf.get(reservation);
+  if (ms === undefined) {
+    const endAt = reservation.status?.endAt;
+    endAtMsOf.set(reservation, (ms = endAt === undefined ? Infinity : Date.parse(endAt)));
+  }
+  return ms;
 }
 
 /** A reservation the principal may see: its account's, and for a reservation key only its own. */
