@@ -4,12 +4,9 @@
 // the sandbox's VM through its host driver. See docs/api.md for every decision the spec leaves open.
 import { randomBytes } from 'node:crypto';
 import Fastify, {
-  LogController,
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyPluginAsync,
-  type FastifyReply,
-  type FastifyRequest,
   type onRequestHookHandler,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -24,6 +21,8 @@ import { replicaIdentity, ReplicaHeartbeat } from './replica-lease.ts';
 import type { RecordingQuota, SnapshotQuota } from './services/quotas.ts';
 import { storageGuardHook, writesToDataDir, type StorageGuardOptions } from './storage-guard.ts';
 import { ApiMetrics } from './metrics.ts';
+import { hotSandboxRead, serverWithFront, type HotRead } from './hot-read.ts';
+import { RequestLogs } from './request-logs.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
 import { actRoutes } from './routes/act.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
@@ -102,6 +101,11 @@ export interface CustomerAppOptions {
   authFailureLimits?: AuthFailureLimits | false;
   /** Open VNC/SSH WebSockets per sandbox, account and credential (default DEFAULT_WS_LIMITS); `false`: off. */
   wsLimits?: WsLimits | false;
+  /**
+   * Answer GET /v1/sandboxes/{id} from memory in front of Fastify's router when its whole answer is
+   * cached (api/hot-read.ts). Default true; false: every request goes through Fastify.
+   */
+  hotReads?: boolean;
   /** Largest JSON body. Default 1 MiB. */
   bodyLimitBytes?: number;
   /** Largest file or archive upload. Default 2 GiB. */
@@ -139,36 +143,27 @@ declare module 'fastify' {
   }
 }
 
-/**
- * Request logs: one line in, one line out, with the request id Fastify binds to `request.log`.
- * The URL is logged without its query, which may carry a viewer token.
- */
-class RequestLogs extends LogController {
-  override incomingRequest(request: FastifyRequest): void {
-    request.log.info({ method: request.method, url: request.url.split('?')[0] }, 'incoming request');
-  }
-  override requestCompleted(
-    error: Error | null | undefined,
-    request: FastifyRequest,
-    reply: FastifyReply,
-  ): void {
-    const line = { statusCode: reply.statusCode, responseTime: reply.elapsedTime };
-    if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else request.log.info(line, 'request completed');
-  }
-}
-
 export async function buildCustomerApp(opts: CustomerAppOptions): Promise<FastifyInstance> {
   const clock = opts.clock ?? systemClock;
+  // Set once the routes' pieces exist (below); asked first for every request (api/hot-read.ts).
+  const front: { hotRead?: HotRead } = {};
   const app = Fastify({
     // Without a logger nothing is logged, and the request log lines are not even built.
     ...(opts.logger ? { loggerInstance: opts.logger, logController: new RequestLogs() } : { logger: false }),
+    ...(opts.hotReads !== false && { serverFactory: serverWithFront(() => front.hotRead) }),
     genReqId: requestIdOf,
     requestIdHeader: false,
     bodyLimit: opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // First of the preClose hooks, run as the close begins (Fastify answers 503 from then on): the
+  // hot read stops answering at the same moment, and the idempotency sweep stops rescheduling.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
@@ -255,6 +250,15 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     route.onResponse = [...hooksOf(route.onResponse), metrics.observerOf(route.url)];
   });
 
+  front.hotRead = hotSandboxRead({
+    ctx,
+    limiter,
+    failures: authFailures,
+    metrics,
+    log: opts.logger,
+    closing: () => closing,
+  });
+
   await registerOpenApi(app);
   const routeOpts = { ctx };
   await app.register(healthRoutes, {
@@ -290,7 +294,6 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
 
   const proxies = attachWebSocketProxies(app.server, ctx, app.log, metrics, authFailures, opts.wsLimits);
   app.decorate('wsProxies', proxies);
-  let closing = false;
   const sweep = () => {
     sweepExpiredRecords(ctx)
       .catch((err: unknown) => app.log.warn({ err }, 'idempotency sweep failed'))
@@ -308,7 +311,6 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   let reapIdle: NodeJS.Timeout | undefined;
   const stopWaiting = () => shutdown.abort(new ApiError('server_shutting_down'));
   app.addHook('preClose', async () => {
-    closing = true;
     sweeper.cancel();
     grace = setTimeout(stopWaiting, opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
     grace.unref();

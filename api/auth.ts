@@ -13,6 +13,7 @@ import { ApiError } from './errors.ts';
 import { CSRF_HEADER, SESSION_COOKIE, type Sessions } from './dashboard/sessions.ts';
 import { apiKeyName, sha256Hex } from './keys.ts';
 import type { CachedReads } from './services/reads.ts';
+import { endAtMs } from './services/reservation-end.ts';
 
 /** The reads authentication needs (the API's cached reads). */
 export type KeyReads = Pick<CachedReads, 'apiKey' | 'reservation'>;
@@ -72,11 +73,60 @@ export async function principalOfKey(
  * `principalOfKey` then decides (a miss reads the store; a refusal is refused there again).
  */
 export function cachedPrincipalOfKey(reads: KeyHits, plaintext: string, now: number): Principal | undefined {
+  return cachedKeyOf(reads, plaintext, now)?.principal;
+}
+
+/** A live key as the cache holds it: the objects its principal was decided from. */
+interface CachedKey {
+  principal: Principal;
+  key: ApiKey;
+  /** A reservation key's reservation. */
+  reservation: Reservation | undefined;
+}
+
+function cachedKeyOf(reads: KeyHits, plaintext: string, now: number): CachedKey | undefined {
   const hash = sha256Hex(plaintext);
-  const principal = keyPrincipal(reads.hit<ApiKey>('ApiKey', apiKeyName(hash)), hash, now);
-  if (principal?.kind !== 'reservation') return principal;
+  const key = reads.hit<ApiKey>('ApiKey', apiKeyName(hash));
+  const principal = keyPrincipal(key, hash, now);
+  if (!principal) return undefined;
+  if (principal.kind !== 'reservation') return { principal, key: key!, reservation: undefined };
   const reservation = reads.hit<Reservation>('Reservation', principal.reservation!, principal.account);
-  return reservation && reservationKeyLive(reservation, now) ? principal : undefined;
+  return reservation && reservationKeyLive(reservation, now)
+    ? { principal, key: key!, reservation }
+    : undefined;
+}
+
+/**
+ * The key a connection presented last, and the cached objects it was decided from. A client sends
+ * the same key with every request on its connection; while the cache still holds those very
+ * objects (any change to a key or reservation replaces its object), the key stands for the same
+ * principal and is not hashed and looked up again. The header is compared in constant time, so a
+ * proxy that carries several clients over one pooled connection gives none of them a clock on
+ * another's key; it lives only as long as the connection that carries it on every request.
+ */
+interface ConnectionKey extends CachedKey {
+  header: string;
+}
+
+const lastKeyOf = new WeakMap<object, ConnectionKey>();
+
+/** Equal strings, in a time that depends on their length only (keys have one length). */
+function sameSecret(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+function stillLive(reads: KeyHits, last: CachedKey, now: number): boolean {
+  const { principal, key, reservation } = last;
+  if (reads.hit<ApiKey>('ApiKey', principal.keyName) !== key || keyFacts(key).expiresAtMs <= now)
+    return false;
+  if (!reservation) return true;
+  return (
+    reads.hit<Reservation>('Reservation', principal.reservation!, principal.account) === reservation &&
+    reservationKeyLive(reservation, now)
+  );
 }
 
 /** The checks of the key itself: its hash, revocation, expiry, kind and owner. */
@@ -131,8 +181,7 @@ function principalOfSpec(key: ApiKey): Principal | undefined {
 function reservationKeyLive(reservation: Reservation, now: number): boolean {
   const phase = reservation.status?.phase ?? 'pending';
   if (!LIVE_RESERVATION_PHASES.has(phase) || reservation.metadata.deletionTimestamp) return false;
-  const endAt = reservation.status?.endAt;
-  return endAt === undefined || Date.parse(endAt) > now;
+  return endAtMs(reservation) > now;
 }
 
 /**
@@ -142,6 +191,26 @@ function reservationKeyLive(reservation: Reservation, now: number): boolean {
 function keyToken(header: string | undefined): string | undefined {
   const token = bearerToken(header);
   return token !== undefined && token.length <= 256 ? token : undefined;
+}
+
+/**
+ * The principal of an `Authorization: Bearer` header decided from cache hits alone (see
+ * `cachedPrincipalOfKey`); undefined for anything else, which `authenticate` then decides. With
+ * the request's `connection` (its socket), the connection's last key is reused while live.
+ */
+export function cachedPrincipalOfHeader(
+  reads: KeyHits,
+  header: string | undefined,
+  now: number,
+  connection?: object,
+): Principal | undefined {
+  if (header === undefined) return undefined;
+  const last = connection && lastKeyOf.get(connection);
+  if (last && sameSecret(last.header, header) && stillLive(reads, last, now)) return last.principal;
+  const token = keyToken(header);
+  const cached = token === undefined ? undefined : cachedKeyOf(reads, token, now);
+  if (cached && connection) lastKeyOf.set(connection, { ...cached, header });
+  return cached?.principal;
 }
 
 /** Authenticates an `Authorization` header; throws the 401 to answer. */
@@ -237,8 +306,7 @@ export function authHook(
   return (request, _reply, done) => {
     try {
       failures?.check(request.ip);
-      const token = keyToken(request.headers.authorization);
-      const cached = token !== undefined && cachedPrincipalOfKey(reads, token, now());
+      const cached = cachedPrincipalOfHeader(reads, request.headers.authorization, now(), request.raw.socket);
       if (cached) {
         requireKind(cached, auth);
         request.principal = cached;

@@ -22,6 +22,16 @@ export class ApiMetrics {
     [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
     this.registry,
   );
+  readonly hotReads = new Counter({
+    name: 'sandbay_http_hot_reads_total',
+    help: 'GET /v1/sandboxes/{id} answered from memory in front of the router (also counted in sandbay_http_requests_total).',
+    registers: [this.registry],
+    collect: () => {
+      this.hotReads.inc(this.#hotReadsPending);
+      this.#hotReadsPending = 0;
+    },
+  });
+  #hotReadsPending = 0;
   readonly sandboxCreates = new Counter({
     name: 'sandbay_sandbox_creates_total',
     help: 'POST /v1/sandboxes outcomes: the status code answered.',
@@ -54,11 +64,22 @@ export class ApiMetrics {
    * async hook costs a promise per request.
    */
   observerOf(route: string): onResponseHookHandler {
-    const children = this.#routeChildren(route);
+    const record = this.recorderOf(route);
     return (request, reply, done) => {
-      this.#observe(children, request.method, reply.statusCode, reply.elapsedTime);
+      record(request.method, reply.statusCode, reply.elapsedTime);
       done();
     };
+  }
+
+  /** Counts and times one answer of `route` (for answers given outside Fastify: api/hot-read.ts). */
+  recorderOf(route: string): (method: string, statusCode: number, elapsedMs: number) => void {
+    const children = this.#routeChildren(route);
+    return (method, statusCode, elapsedMs) => this.#observe(children, method, statusCode, elapsedMs);
+  }
+
+  /** One more answer of the hot read (api/hot-read.ts), added to `hotReads` when scraped. */
+  countHotRead(): void {
+    this.#hotReadsPending++;
   }
 
   /** onResponse hook of the app: counts the requests no route matched (the routes count their own). */

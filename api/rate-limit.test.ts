@@ -58,4 +58,25 @@ describe('RequestRateLimiter', () => {
     const missing = await a.inject({ method: 'GET', url: '/nothing' });
     expect([missing.statusCode, missing.headers['x-ratelimit-limit']]).toEqual([404, undefined]);
   });
+
+  it('admits (counting) only what the hook would let through, in the same windows', async () => {
+    let now = 0;
+    const limiter = new RequestRateLimiter({ max: 2, timeWindowMs: 10_000 }, () => now);
+    const a = await appWith(limiter);
+    expect(limiter.admit('k1')).toEqual({
+      'x-ratelimit-limit': '2',
+      'x-ratelimit-remaining': '1',
+      'x-ratelimit-reset': '10',
+    });
+    now = 4_000;
+    // The hook counts the window's second request; `admit` then refuses without counting.
+    const second = await a.inject({ method: 'GET', url: '/x', headers: { 'x-key': 'k1' } });
+    expect([second.statusCode, second.headers['x-ratelimit-remaining']]).toEqual([200, '0']);
+    expect(limiter.admit('k1')).toBeUndefined();
+    expect(limiter.admit('k1')).toBeUndefined();
+    const refused = await a.inject({ method: 'GET', url: '/x', headers: { 'x-key': 'k1' } });
+    expect([refused.statusCode, refused.headers['retry-after']]).toEqual([429, '6']);
+    now = 10_000;
+    expect(limiter.admit('k1')?.['x-ratelimit-remaining']).toBe('1');
+  });
 });

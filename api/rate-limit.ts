@@ -18,6 +18,13 @@ export interface RateLimit {
 /** More keys than this with a window open: expired windows are dropped. */
 const SWEEP_AT = 10_000;
 
+/** The headers every answer carries, as `admit` gives them. */
+export interface RateLimitHeaders {
+  'x-ratelimit-limit': string;
+  'x-ratelimit-remaining': string;
+  'x-ratelimit-reset': string;
+}
+
 interface Window {
   start: number;
   count: number;
@@ -46,15 +53,9 @@ export class RequestRateLimiter {
   hook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     if (request.is404) return done();
     const now = this.#now();
-    const key = request.principal?.keyName ?? request.ip;
-    let w = this.#windows.get(key);
-    if (w === undefined || w.start + this.#windowMs <= now) {
-      if (w === undefined && this.#windows.size >= SWEEP_AT) this.#sweep(now);
-      w = { start: now, count: 0 };
-      this.#windows.set(key, w);
-    }
+    const w = this.#windowOf(request.principal?.keyName ?? request.ip, now);
     const count = ++w.count;
-    const resetS = Math.ceil((w.start + this.#windowMs - now) / 1000);
+    const resetS = this.#resetS(w, now);
     reply.header('x-ratelimit-limit', this.#limitHeader);
     reply.header('x-ratelimit-remaining', String(count > this.#max ? 0 : this.#max - count));
     reply.header('x-ratelimit-reset', String(resetS));
@@ -63,6 +64,39 @@ export class RequestRateLimiter {
     err.retryAfterS = resetS;
     done(err);
   };
+
+  /**
+   * Counts a request of `key` that the limit admits and answers the three headers of its answer;
+   * undefined, counting nothing, when the limit would refuse it (the hook then counts and refuses
+   * it: api/hot-read.ts answers only what the hook would let through).
+   */
+  admit(key: string): RateLimitHeaders | undefined {
+    const now = this.#now();
+    const w = this.#windowOf(key, now);
+    if (w.count >= this.#max) return undefined;
+    const count = ++w.count;
+    return {
+      'x-ratelimit-limit': this.#limitHeader,
+      'x-ratelimit-remaining': String(this.#max - count),
+      'x-ratelimit-reset': String(this.#resetS(w, now)),
+    };
+  }
+
+  /** The key's window, a new one when there is none or it has run out. */
+  #windowOf(key: string, now: number): Window {
+    let w = this.#windows.get(key);
+    if (w === undefined || w.start + this.#windowMs <= now) {
+      if (w === undefined && this.#windows.size >= SWEEP_AT) this.#sweep(now);
+      w = { start: now, count: 0 };
+      this.#windows.set(key, w);
+    }
+    return w;
+  }
+
+  /** Seconds left in the window. */
+  #resetS(w: Window, now: number): number {
+    return Math.ceil((w.start + this.#windowMs - now) / 1000);
+  }
 
   #sweep(now: number): void {
     for (const [key, w] of this.#windows) if (w.start + this.#windowMs <= now) this.#windows.delete(key);

@@ -14,6 +14,7 @@ import {
   SandboxInfoSchema,
 } from '../schemas/sandboxes.ts';
 import type { RouteOptions } from '../services/context.ts';
+import { knownInfoJson, rememberInfoJson } from '../services/info-json.ts';
 import { cachedSandboxOf, sandboxOf } from '../services/request.ts';
 import {
   CREATE_DEADLINE_MS,
@@ -29,6 +30,9 @@ import {
 } from '../services/sandboxes.ts';
 
 const tags = ['sandboxes'];
+
+/** The content type of a sandbox's info (api/hot-read.ts answers with the same). */
+export const SANDBOX_INFO_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 export const sandboxRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   const idem = idempotent(
@@ -154,21 +158,17 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
   );
 };
 
-// Keyed by the cached sandbox object: any change to the sandbox replaces it in the cache.
-const infoJson = new WeakMap<Sandbox, { url: string; json: string }>();
-
 /**
  * Answers a sandbox's info serialized by its route's response schema, once per cached sandbox
- * object and viewer link (minted links are reused until near their expiry): clients poll this
- * route, and building and serializing its twelve fields was the largest part of its own work.
+ * object and viewer link (services/info-json.ts).
  */
 function sendSandboxInfo(reply: FastifyReply, sandbox: Sandbox, url: string): void {
-  let known = infoJson.get(sandbox);
-  if (known?.url !== url) {
+  let json = knownInfoJson(sandbox, url)?.json;
+  if (json === undefined) {
     // The route's fast-json-stringify serializer, which makes strings.
-    known = { url, json: reply.serialize(sandboxInfo(sandbox, url)) as string };
-    infoJson.set(sandbox, known);
+    json = reply.serialize(sandboxInfo(sandbox, url)) as string;
+    rememberInfoJson(sandbox, url, json);
   }
   // A string with a JSON content type is sent as it is (not serialized again).
-  reply.type('application/json; charset=utf-8').send(known.json);
+  reply.type(SANDBOX_INFO_CONTENT_TYPE).send(json);
 }

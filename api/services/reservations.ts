@@ -14,6 +14,7 @@ import { isMiniForSale } from '../../operator/reservation/minis.ts';
 import { isStoreError } from '../../store/store.ts';
 import type { Principal } from '../auth.ts';
 import { ApiError } from '../errors.ts';
+import { endAtMs } from './reservation-end.ts';
 import { apiKeyResource, generateKey } from '../keys.ts';
 import type { ReservationCreate, ReservationEdit, ReservationWire } from '../schemas/reservations.ts';
 import type { ApiContext } from './context.ts';
@@ -32,20 +33,6 @@ export function isActive(reservation: Reservation, now: number): boolean {
     !reservation.metadata.deletionTimestamp &&
     endAtMs(reservation) > now
   );
-}
-
-// Parsed once per cached reservation object (an update replaces the object): every viewer link
-// answered checks it.
-const endAtMsOf = new WeakMap<Reservation, number>();
-
-/** The reservation's end in ms (Infinity without one; NaN, never after `now`, when unparseable). */
-function endAtMs(reservation: Reservation): number {
-  let ms = endAtMsOf.get(reservation);
-  if (ms === undefined) {
-    const endAt = reservation.status?.endAt;
-    endAtMsOf.set(reservation, (ms = endAt === undefined ? Infinity : Date.parse(endAt)));
-  }
-  return ms;
 }
 
 /** A reservation the principal may see: its account's, and for a reservation key only its own. */
