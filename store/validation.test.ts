@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyResource } from '../crds/index.ts';
 import { isStoreError, type StoreError } from './store.ts';
-import { resolveKind, validateResource } from './validation.ts';
+import Type from 'typebox';
+import Value from 'typebox/value';
+import { STORE_KINDS } from '../crds/index.ts';
+import { defaulterOf, resolveKind, validateResource } from './validation.ts';
 
 const API = 'sandbay.io/v1alpha1';
 
@@ -26,6 +29,38 @@ describe('resource validation', () => {
     };
     validateResource(resolveKind('Sandbox'), obj);
     expect(obj.spec).toEqual({ reservation: 'r', ephemeral: false });
+  });
+
+  it("sets each kind's defaults exactly as Value.Default does, and falls back to it for schemas it cannot compile", () => {
+    const shapes: unknown[] = [
+      {},
+      { spec: {} },
+      { spec: { ephemeral: true, revoked: true, schedulable: false } },
+      { spec: { ephemeral: undefined } },
+      { spec: null },
+      { spec: [] },
+      { spec: 'x' },
+      { metadata: { name: 'a' }, spec: { cpu: 4 }, status: { phase: 'running' } },
+    ];
+    const nested = Type.Object({
+      a: Type.Array(Type.Object({ b: Type.Boolean({ default: true }) })),
+      c: Type.Object({ d: Type.Integer({ default: 3 }), e: Type.Optional(Type.String({ default: 'x' })) }),
+      f: Type.Union([Type.Object({ g: Type.Boolean({ default: false }) }), Type.String()]),
+    });
+    const cases = [
+      ...STORE_KINDS.map((k) => ({ name: k.kind, schema: k.schema })),
+      { name: 'nested', schema: nested },
+      { name: 'plain', schema: Type.Object({ c: Type.Object({ d: Type.Integer({ default: 3 }) }) }) },
+    ];
+    for (const { name, schema } of cases) {
+      for (const shape of [...shapes, { a: [{}, { b: false }], c: {}, f: {} }, { c: { e: 'y' } }]) {
+        const expected = Value.Default(schema, structuredClone(shape));
+        const actual = structuredClone(shape);
+        defaulterOf(schema)?.(actual);
+        expect(actual, `${name} ${JSON.stringify(shape)}`).toEqual(expected);
+      }
+    }
+    expect(defaulterOf(resolveKind('VM').schema)).toBeUndefined();
   });
 
   it('checks kinds that declare no default as strictly (their defaults step is skipped)', () => {
