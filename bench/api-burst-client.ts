@@ -1,12 +1,14 @@
 // The client of the burst (bench/api-burst.ts), in its own thread: 100 POST /v1/sandboxes sent at
 // once, each timed from send to answer (a fresh connection each, as 100 clients would), without
-// sharing the server's event loop. Plain `node:http`, not fetch: undici's per-request machinery
+// sharing the server's event loop. The thread starts once and sends a burst per message: its own
+// start (loading and compiling this module, ~150 ms of CPU here) must not run beside the server
+// during a burst, on two cores. Plain `node:http`, not fetch: undici's per-request machinery
 // (web streams, dispatcher) cost this thread ~3.7 ms of CPU per create, more than the server's
 // ~1 ms, and on two cores the client's CPU was taken from the server it measures.
 import { request } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const { url, headers, count } = workerData as { url: string; headers: Record<string, string>; count: number };
+const { url, headers } = workerData as { url: string; headers: Record<string, string> };
 
 function post(): Promise<{ ms: number; status: number; boot?: string; error?: string; id?: string }> {
   const t = performance.now();
@@ -35,4 +37,7 @@ function post(): Promise<{ ms: number; status: number; boot?: string; error?: st
   });
 }
 
-parentPort!.postMessage(await Promise.all(Array.from({ length: count }, post)));
+parentPort!.on('message', (count: number) => {
+  void Promise.all(Array.from({ length: count }, post)).then((results) => parentPort!.postMessage(results));
+});
+parentPort!.postMessage('ready');

@@ -39,16 +39,31 @@ interface BurstCall {
   id?: string;
 }
 
-/** The burst sent from its own thread (bench/api-burst-client.ts). */
-function burstFromWorker(url: string, headers: Record<string, string>, count: number): Promise<BurstCall[]> {
+/** The client thread of the bursts (bench/api-burst-client.ts), started before the first. */
+async function burstClient(url: string, headers: Record<string, string>) {
   const worker = new Worker(new URL('./api-burst-client.ts', import.meta.url), {
-    workerData: { url, headers, count },
+    workerData: { url, headers },
   });
-  return new Promise((resolve, reject) => {
-    worker.once('message', (r: BurstCall[]) => resolve(r));
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`burst client exited with ${code}`)));
-  });
+  const next = <T>() =>
+    new Promise<T>((resolve, reject) => {
+      const fail = (err: unknown) =>
+        reject(err instanceof Error ? err : new Error(`burst client exited (${err})`));
+      worker.once('message', (m: T) => {
+        worker.off('error', fail).off('exit', fail);
+        resolve(m);
+      });
+      worker.once('error', fail).once('exit', fail);
+    });
+  await next<'ready'>();
+  return {
+    /** `count` creates sent at once; resolves with each one's answer and time. */
+    burst(count: number): Promise<BurstCall[]> {
+      const results = next<BurstCall[]>();
+      worker.postMessage(count);
+      return results;
+    },
+    close: () => worker.terminate(),
+  };
 }
 
 export async function benchBurst(macs = 50, creates = 100, rounds = 3): Promise<BurstResult> {
@@ -116,6 +131,7 @@ export async function benchBurst(macs = 50, creates = 100, rounds = 3): Promise<
       await waitFor(() => warm() >= macs * 2, 'the pool to refill', 60_000);
     }
     const rv = async () => Number((await store.list('Rate')).resourceVersion);
+    const client = await burstClient(`${base}/v1/sandboxes`, headers);
     const bursts: Burst[] = [];
     for (let b = 0; b < rounds; b++) {
       if (b > 0) {
@@ -128,7 +144,7 @@ export async function benchBurst(macs = 50, creates = 100, rounds = 3): Promise<
       }
       const rv0 = await rv();
       const cpu0 = process.threadCpuUsage();
-      const results = await burstFromWorker(`${base}/v1/sandboxes`, headers, creates);
+      const results = await client.burst(creates);
       const cpu = process.threadCpuUsage(cpu0);
       const writes = (await rv()) - rv0;
       const failed = results.filter((x) => x.status !== 201);
@@ -141,6 +157,7 @@ export async function benchBurst(macs = 50, creates = 100, rounds = 3): Promise<
         cpuMsPerCreate: (cpu.user + cpu.system) / 1000 / creates,
       });
     }
+    await client.close();
     return { single, bursts };
   } finally {
     await app.close();

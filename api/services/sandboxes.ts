@@ -234,6 +234,7 @@ function refuseAtOnce(ctx: ApiContext, miniNames: string[], request: ScheduleReq
       const { minis, vms, sandboxes } = ctx.reads.fleetOf(names);
       return scheduleOn(minis, vms, sandboxes, request);
     },
+    'first',
   );
   if (isScheduleFailure(result)) throw new ApiError(result.error, result.message);
 }

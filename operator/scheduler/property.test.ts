@@ -62,8 +62,8 @@ const opArb = fc.oneof(
 );
 
 /**
- * The shortlisted scheduler (as the reconciler places) against the scheduler over every Mac: the same
- * refusal, and warm exactly when it is warm.
+ * The shortlisted scheduler (ranked, as the reconciler places; first fit, as the API checks) against
+ * the scheduler over every Mac: the same refusal, and warm exactly when it is warm.
  */
 function checkShortlist(fleet: Fleet, request: ScheduleRequest): void {
   const full = schedule(fleet.input(request));
@@ -75,16 +75,19 @@ function checkShortlist(fleet: Fleet, request: ScheduleRequest): void {
       sandboxes: fleet.sandboxes.filter((s) => on.includes(s.mini)),
       request,
     });
-  const short = scheduleShortlisted(
-    names,
-    (mini) => fleet.vms.filter((v) => v.spec.mini === mini),
-    request,
-    run,
-  );
-  if (isScheduleFailure(full)) expect(short).toEqual(full);
-  else {
-    expect(isScheduleFailure(short), JSON.stringify(short)).toBe(false);
-    if (!isScheduleFailure(short)) expect(short.boot).toBe(full.boot);
+  for (const mode of ['ranked', 'first'] as const) {
+    const short = scheduleShortlisted(
+      names,
+      (mini) => fleet.vms.filter((v) => v.spec.mini === mini),
+      request,
+      run,
+      mode,
+    );
+    if (isScheduleFailure(full)) expect(short, mode).toEqual(full);
+    else {
+      expect(isScheduleFailure(short), `${mode}: ${JSON.stringify(short)}`).toBe(false);
+      if (!isScheduleFailure(short)) expect(short.boot, mode).toBe(full.boot);
+    }
   }
 }
 

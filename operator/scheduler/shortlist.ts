@@ -12,6 +12,14 @@ import type { ScheduleRequest, ScheduleResult } from './types.ts';
 const SHORTLIST = 4;
 
 /**
+ * How the Macs to ask first are picked: `ranked`, the SHORTLIST with the fewest claimed VMs (what
+ * the reconciler binds with: the scheduler's own preference); `first`, the first Mac in `names` with
+ * a free warm VM (the API's check, which only needs to know whether the request can be placed: its
+ * answer is the same, and it stops looking at the first hit instead of scanning every Mac).
+ */
+export type ShortlistMode = 'ranked' | 'first';
+
+/**
  * `run(names)` runs the scheduler over those Macs; `vmsOf(name)` gives a Mac's VMs as the scheduler
  * will see them (claims in flight included).
  */
@@ -20,13 +28,31 @@ export function scheduleShortlisted(
   vmsOf: (mini: string) => readonly VM[],
   request: ScheduleRequest,
   run: (names: readonly string[]) => ScheduleResult,
+  mode: ShortlistMode = 'ranked',
 ): ScheduleResult {
-  const short = request.snapshot ? [] : shortlist(names, vmsOf, request);
+  const short = request.snapshot
+    ? []
+    : mode === 'first'
+      ? firstWithFreeWarm(names, vmsOf, request)
+      : shortlist(names, vmsOf, request);
   if (short.length > 0 && short.length < names.length) {
     const choice = run(short);
     if (!('error' in choice) && choice.boot === 'warm') return choice;
   }
   return run(names);
+}
+
+/** A running warm VM that no sandbox holds, of the asked size where it asks one. */
+function freeWarmFor(vm: VM, request: ScheduleRequest): boolean {
+  return (
+    vm.status?.phase === 'warm' &&
+    !vm.spec.sandbox &&
+    vm.status.sandbox === undefined &&
+    !vm.metadata.deletionTimestamp &&
+    (request.cpu === undefined || request.cpu === vm.spec.cpu) &&
+    (request.memoryGiB === undefined || request.memoryGiB === vm.spec.memoryGiB) &&
+    (request.diskGiB === undefined || request.diskGiB === vm.spec.diskGiB)
+  );
 }
 
 /** Macs with a free warm VM that fits the request as is, fewest claimed VMs first. */
@@ -38,18 +64,19 @@ function shortlist(
   const ranked: { name: string; claimed: number }[] = [];
   for (const name of names) {
     const vms = vmsOf(name);
-    const free = vms.some(
-      (vm) =>
-        vm.status?.phase === 'warm' &&
-        !vm.spec.sandbox &&
-        vm.status.sandbox === undefined &&
-        !vm.metadata.deletionTimestamp &&
-        (request.cpu === undefined || request.cpu === vm.spec.cpu) &&
-        (request.memoryGiB === undefined || request.memoryGiB === vm.spec.memoryGiB) &&
-        (request.diskGiB === undefined || request.diskGiB === vm.spec.diskGiB),
-    );
-    if (free) ranked.push({ name, claimed: vms.filter((vm) => vm.spec.sandbox).length });
+    if (vms.some((vm) => freeWarmFor(vm, request)))
+      ranked.push({ name, claimed: vms.filter((vm) => vm.spec.sandbox).length });
   }
   ranked.sort((a, b) => a.claimed - b.claimed || a.name.localeCompare(b.name));
   return ranked.slice(0, SHORTLIST).map((r) => r.name);
+}
+
+/** The first Mac with a free warm VM that fits the request as is. */
+function firstWithFreeWarm(
+  names: readonly string[],
+  vmsOf: (mini: string) => readonly VM[],
+  request: ScheduleRequest,
+): string[] {
+  for (const name of names) if (vmsOf(name).some((vm) => freeWarmFor(vm, request))) return [name];
+  return [];
 }
