@@ -5,6 +5,7 @@
 import { endianness } from 'node:os';
 import { DriverError } from '../driver.ts';
 import { checkRegion, type Region } from '../screenshot-options.ts';
+import { FRAMES_PER_SCREEN, bgrxToRgbSimd, framesBeside } from './bgrx-simd.ts';
 import type { X11Connection } from './x11-connection.ts';
 
 /** Packed RGB, 3 bytes per pixel, rows without padding. */
@@ -68,14 +69,19 @@ interface CaptureState {
 }
 
 /** Released buffers kept per connection: a shot being encoded while the next one is captured. */
-const FREE_FRAMES = 2;
+const FREE_FRAMES = FRAMES_PER_SCREEN;
 
 const states = new WeakMap<X11Connection, Promise<CaptureState>>();
 
 function stateOf(conn: X11Connection): Promise<CaptureState> {
   let state = states.get(conn);
   if (!state) {
-    state = openSegment(conn).then((segment) => ({ segment, tail: Promise.resolve(), free: [] }));
+    // The frames beside the segment (bgrx-simd.ts) come first; any others are allocated as needed.
+    state = openSegment(conn).then((segment) => ({
+      segment,
+      tail: Promise.resolve(),
+      free: segment ? framesBeside(segment.buffer) : [],
+    }));
     states.set(conn, state);
   }
   return state;
@@ -133,17 +139,19 @@ async function grab(conn: X11Connection, state: CaptureState, r: Region): Promis
   }
   const pixels = r.width * r.height;
   const size = rgbBufferSize(pixels);
-  const at = state.free.findIndex((b) => b.length === size);
+  // A frame beside the segment is the whole screen's size (with bytes to spare): any region fits.
+  const at = state.free.findIndex((b) => b.length === size || (b.buffer === bgrx.buffer && b.length > size));
   const out = at < 0 ? Buffer.allocUnsafeSlow(size) : state.free.splice(at, 1)[0]!;
   let released = false;
   return {
     width: r.width,
     height: r.height,
-    data: bgrxToRgb(bgrx, pixels, out),
+    data: bgrxToRgbSimd(bgrx, pixels, out) ? out.subarray(0, pixels * 3) : bgrxToRgb(bgrx, pixels, out),
     release: () => {
       if (released) return;
       released = true;
-      if (state.free.length >= FREE_FRAMES) state.free.shift();
+      // Frames beside the segment are kept whatever the count (there are FREE_FRAMES of them).
+      if (state.free.length >= FREE_FRAMES && out.buffer !== bgrx.buffer) return;
       state.free.push(out);
     },
   };
@@ -179,8 +187,8 @@ export function bgrxToRgbBytes(src: Buffer, pixels: number, into?: Buffer): Buff
 
 /**
  * Four pixels (four 32-bit words in) to twelve bytes (three words out) at a time: about 4× faster
- * than a byte at a time (0.9 against 3.4 ms for 1280×800 here, bench/api.ts --only agent), a
- * third of a screenshot's time before the encoder. A word read little-endian is X<<24 | R<<16 |
+ * than a byte at a time; the form for buffers outside a screen memory (captures land in one and
+ * are converted by bgrx-simd.ts, ~8× faster again). A word read little-endian is X<<24 | R<<16 |
  * G<<8 | B; `swap` turns it into B<<16 | G<<8 | R, i.e. the bytes R, G, B when written back.
  */
 function bgrxToRgbWords(src: Buffer, pixels: number, into?: Buffer): Buffer {

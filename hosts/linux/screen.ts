@@ -1,7 +1,9 @@
 // Screenshots: capture (screen-capture.ts), optionally draw the pointer, then encode with sharp
-// (libvips) — PNG at zlib level 2 without adaptive filtering (lossless; on a terminal full of text
-// level 2 encoded in 1.9 ms to 41 KiB where level 1 took 5.1 ms for 78 KiB and adaptive filtering
-// 45 ms: bench/api.ts --only agent, bench/README.md), JPEG at the asked quality, resized for `scale`.
+// (libvips) — PNG at zlib level 1 without adaptive filtering (lossless), JPEG at the asked quality,
+// resized for `scale`. Level 1 is the fastest here on every screen measured (bare XFCE desktop 7.1
+// ms / 437 KiB, terminal 3.6 ms / 176 KiB, Thunar, Chromium, Mousepad: 0.5–2.4 ms faster than level
+// 2 for 10–60% more bytes; adaptive filtering costs 6×): the encode is most of a screenshot's time,
+// and a few more KiB cost an agent nothing on a local network (bench/api.ts --only agent).
 import sharp from 'sharp';
 import type { DisplayInfo, ScreenshotOptions } from '../driver.ts';
 import { checkScreenshotOptions } from '../screenshot-options.ts';
@@ -9,8 +11,8 @@ import { captureRgb, drawCursor, type RgbFrame } from './screen-capture.ts';
 import type { X11Connection } from './x11-connection.ts';
 
 const DEFAULT_JPEG_QUALITY = 80;
-/** zlib level of screenshots: the fastest and smaller than level 1 on screens (see above). */
-const PNG_LEVEL = 2;
+/** zlib level of screenshots: the fastest (see above). */
+const PNG_LEVEL = 1;
 
 export async function screenshot(conn: X11Connection, opts: ScreenshotOptions = {}): Promise<Buffer> {
   checkScreenshotOptions(opts, conn);

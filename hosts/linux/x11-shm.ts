@@ -5,6 +5,7 @@
 // leak a descriptor and a screen's worth of /dev/shm per VM restart.
 import { closeSync, ftruncateSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { screenMemory } from './bgrx-simd.ts';
 
 export interface ShmSegment {
   size: number;
@@ -27,7 +28,8 @@ export class ShmProvider {
       // Anonymous from here on: the memory lives as long as our descriptor or the server's mapping.
       unlinkSync(path);
     }
-    const seg: ShmSegment = { size, fd, buffer: Buffer.alloc(size) };
+    // In a memory with room for the frames a capture becomes (bgrx-simd.ts converts in place).
+    const seg: ShmSegment = { size, fd, buffer: screenMemory(size) };
     this.#live.add(seg);
     return seg;
   }
