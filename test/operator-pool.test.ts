@@ -12,6 +12,7 @@ import {
   type VmLayout,
 } from '../crds/index.ts';
 import { startReservedFleet, waitFor, type SimFleet } from './operator-fixtures.ts';
+import { edit } from './support/edit.ts';
 
 let f: SimFleet;
 afterEach(async () => f?.cleanup());
@@ -220,7 +221,10 @@ describe('warm pools', () => {
       (await f.store.get<Account>({ kind: 'Account', name: 'acme' }))!.status!.balanceCents;
     const paid = await balance();
     const r = (await reservation('r1'))!;
-    await f.store.update({ ...r, spec: { ...r.spec, vmLayout: 'whole' } });
+    await edit<Reservation>(f.store, { kind: 'Reservation', namespace: 'acme', name: 'r1' }, (x) => ({
+      ...x,
+      spec: { ...x.spec, vmLayout: 'whole' },
+    }));
     const waiting = await waitFor(async () => {
       const x = await reservation('r1');
       return x?.status?.conditions?.find((c) => c.type === 'LayoutApplied' && c.reason === 'SandboxesRunning')

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Account, ApiKey, Mini, Rate, Reservation, Sandbox } from '../crds/index.ts';
 import { isStoreError } from '../store/store.ts';
 import { startSimFleet, waitFor, type SimFleet } from './operator-fixtures.ts';
+import { edit } from './support/edit.ts';
 
 const HOUR = 3_600_000;
 let f: SimFleet;
@@ -13,6 +14,7 @@ const reservation = (ns: string, name: string) =>
   f.store.get<Reservation>({ kind: 'Reservation', namespace: ns, name });
 const mini = (name: string) => f.store.get<Mini>({ kind: 'Mini', name });
 const rate = (model: string) => f.store.get<Rate>({ kind: 'Rate', name: model });
+const R1 = { kind: 'Reservation', namespace: 'acme', name: 'r1' };
 
 async function fleetOf(n: number, model: 'm4' | 'm4-pro' | 'm5-pro' = 'm4') {
   f = await startSimFleet(Array.from({ length: n }, (_, i) => ({ name: `mini-${i + 1}`, model })));
@@ -43,8 +45,7 @@ describe('reservations and billing', () => {
     await f.reserve('acme', 'r1', { hours: 24 });
     await f.reservationSettled('acme', 'r1');
     await f.store.update({ ...m4, spec: { ...m4.spec, centsPerHour: m4.spec.centsPerHour * 10 } });
-    const r = (await reservation('acme', 'r1'))!;
-    await f.store.update({ ...r, spec: { ...r.spec, hours: 48 } });
+    await edit<Reservation>(f.store, R1, (r) => ({ ...r, spec: { ...r.spec, hours: 48 } }));
     const edited = await waitFor(async () => {
       const x = await reservation('acme', 'r1');
       return x?.status?.paidHours === 48 ? x : undefined;
@@ -181,8 +182,7 @@ describe('reservations and billing', () => {
         balanceCents: acct.status!.balanceCents! - 5000,
       },
     });
-    const r = (await reservation('acme', 'r1'))!;
-    await f.store.update({ ...r, spec: { ...r.spec, cancelled: true } });
+    await edit<Reservation>(f.store, R1, (r) => ({ ...r, spec: { ...r.spec, cancelled: true } }));
     const done = await f.reservationSettled('acme', 'r1');
     expect(done.status?.phase).toBe('cancelled');
     const after = (await account('acme'))!;
@@ -220,10 +220,11 @@ describe('reservations and billing', () => {
     }
     // Hold the cleanup open with a finalizer of our own, to see the completing state the API reports.
     const held = sbs[0]!;
-    await f.store.update({
-      ...held,
-      metadata: { ...held.metadata, finalizers: [...held.metadata.finalizers!, 'test/hold'] },
-    });
+    const heldKey = { kind: 'Sandbox', namespace: 'acme', name: held.metadata.name };
+    await edit<Sandbox>(f.store, heldKey, (sb) => ({
+      ...sb,
+      metadata: { ...sb.metadata, finalizers: [...sb.metadata.finalizers!, 'test/hold'] },
+    }));
     const seen: string[] = [];
     const watch = f.store.watch<Sandbox>('Sandbox', { namespace: 'acme' }, (e) => {
       if (e.object.status?.phase) seen.push(`${e.type} ${e.object.status.phase}`);
@@ -236,7 +237,7 @@ describe('reservations and billing', () => {
     }, 'the held sandbox to be completing with only our finalizer left');
     expect(completing.metadata.deletionTimestamp).toBeDefined();
     expect((await reservation('acme', 'r1'))!.status?.phase).toBe('completing');
-    await f.store.update({ ...completing, metadata: { ...completing.metadata, finalizers: [] } });
+    await edit<Sandbox>(f.store, heldKey, (sb) => ({ ...sb, metadata: { ...sb.metadata, finalizers: [] } }));
 
     const done = await waitFor(async () => {
       const x = await reservation('acme', 'r1');

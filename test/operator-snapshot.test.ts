@@ -7,6 +7,7 @@ import {
   API_VERSION,
   IMAGES,
   type MacModel,
+  type Reservation,
   type Sandbox,
   type Snapshot,
   type VM,
@@ -14,6 +15,7 @@ import {
 } from '../crds/index.ts';
 import type { SimDriverOptions } from '../hosts/sim/index.ts';
 import { startReservedFleet, startSimFleet, waitFor, type SimFleet } from './operator-fixtures.ts';
+import { edit } from './support/edit.ts';
 
 let f: SimFleet;
 afterEach(async () => f?.cleanup());
@@ -93,8 +95,10 @@ describe('snapshots', () => {
     // A whole-layout reservation's pool runs base-macos-26-whole; a restore there still runs the split base.
     await f.store.delete({ kind: 'Sandbox', namespace: 'acme', name: src.metadata.name });
     await f.store.delete({ kind: 'Sandbox', namespace: 'acme', name: restored.metadata.name });
-    const r1 = (await f.store.get({ kind: 'Reservation', namespace: 'acme', name: 'r1' }))!;
-    await f.store.update({ ...r1, spec: { ...(r1.spec as object), vmLayout: 'whole' } });
+    await edit<Reservation>(f.store, { kind: 'Reservation', namespace: 'acme', name: 'r1' }, (r1) => ({
+      ...r1,
+      spec: { ...r1.spec, vmLayout: 'whole' },
+    }));
     await waitFor(
       async () =>
         (await f.vms()).every((vm) => vm.spec.image === IMAGES.whole.name && vm.status?.phase === 'warm'),
