@@ -17,7 +17,7 @@ import { endAtMs } from './services/reservation-end.ts';
 
 /** The reads authentication needs (the API's cached reads). */
 export type KeyReads = Pick<CachedReads, 'apiKey' | 'reservation'>;
-/** The synchronous cache hits the common case is decided from (see `cachedPrincipalOfKey`). */
+/** The synchronous cache hits the common case is decided from (see `cachedPrincipalOfHeader`). */
 export type KeyHits = Pick<CachedReads, 'hit'>;
 
 /** Who a request acts for. */
@@ -67,15 +67,6 @@ export async function principalOfKey(
   return reservation && reservationKeyLive(reservation, now) ? principal : undefined;
 }
 
-/**
- * `principalOfKey` decided from cache hits alone, without a promise: the principal when the key
- * (and a reservation key's reservation) is cached and live; undefined in every other case, which
- * `principalOfKey` then decides (a miss reads the store; a refusal is refused there again).
- */
-export function cachedPrincipalOfKey(reads: KeyHits, plaintext: string, now: number): Principal | undefined {
-  return cachedKeyOf(reads, plaintext, now)?.principal;
-}
-
 /** A live key as the cache holds it: the objects its principal was decided from. */
 interface CachedKey {
   principal: Principal;
@@ -84,6 +75,11 @@ interface CachedKey {
   reservation: Reservation | undefined;
 }
 
+/**
+ * `principalOfKey` decided from cache hits alone, without a promise: the key when it (and a
+ * reservation key's reservation) is cached and live; undefined in every other case, which
+ * `principalOfKey` then decides (a miss reads the store; a refusal is refused there again).
+ */
 function cachedKeyOf(reads: KeyHits, plaintext: string, now: number): CachedKey | undefined {
   const hash = sha256Hex(plaintext);
   const key = reads.hit<ApiKey>('ApiKey', apiKeyName(hash));
@@ -195,7 +191,7 @@ function keyToken(header: string | undefined): string | undefined {
 
 /**
  * The principal of an `Authorization: Bearer` header decided from cache hits alone (see
- * `cachedPrincipalOfKey`); undefined for anything else, which `authenticate` then decides. With
+ * `cachedKeyOf`); undefined for anything else, which `authenticate` then decides. With
  * the request's `connection` (its socket), the connection's last key is reused while live.
  */
 export function cachedPrincipalOfHeader(

@@ -45,15 +45,15 @@ export interface HotReadOptions {
 }
 
 /** The route this answers, as Fastify names it (metrics label). */
-export const HOT_READ_ROUTE = '/v1/sandboxes/:sandboxID';
+const HOT_READ_ROUTE = '/v1/sandboxes/:sandboxID';
 const PREFIX = '/v1/sandboxes/';
 
 export function hotSandboxRead(opts: HotReadOptions): HotRead {
   const { ctx, limiter, failures, metrics, log, closing } = opts;
   const record = metrics.recorderOf(HOT_READ_ROUTE);
   return (req, res) => {
-    const started = performance.now();
     if (req.method !== 'GET' || closing()) return false;
+    const started = performance.now();
     const url = req.url!;
     if (!url.startsWith(PREFIX)) return false;
     // The route's params schema: anything else (a query, a trailing slash) is Fastify's to answer.

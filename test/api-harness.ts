@@ -92,18 +92,7 @@ export async function startApiStack(
 ): Promise<ApiStack> {
   const f = await startSimFleet(minis, fleet);
   await f.poolsReady();
-  const app = await buildCustomerApp({
-    store: f.store,
-    drivers: { sim: f.sim },
-    clock: f.clock,
-    bootId: 'boot-1',
-    environment: 'test',
-    rateLimit: false,
-    authFailureLimits: false,
-    // As `sandbay server` runs: the API reads the operator's caches.
-    informers: f.op.informers,
-    ...opts,
-  });
+  const app = await appOnFleet(f, opts);
   const call: ApiStack['call'] = (key, method, url, body, headers = {}) =>
     app.inject({
       method,
@@ -127,6 +116,24 @@ export async function startApiStack(
       await f.cleanup();
     },
   };
+}
+
+/**
+ * A customer app on a sim fleet's store, drivers and clock, reading the operator's caches as
+ * `sandbay server` does; the stack's own app is one, and a test may add more (replicas, variants).
+ */
+export function appOnFleet(f: SimFleet, opts: Partial<CustomerAppOptions> = {}): Promise<FastifyInstance> {
+  return buildCustomerApp({
+    store: f.store,
+    drivers: { sim: f.sim },
+    clock: f.clock,
+    bootId: 'boot-1',
+    environment: 'test',
+    rateLimit: false,
+    authFailureLimits: false,
+    informers: f.op.informers,
+    ...opts,
+  });
 }
 
 /** Counts of every kind the API writes, to prove that a refused request changed nothing. */

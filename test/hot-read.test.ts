@@ -8,9 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKey } from '../crds/index.ts';
-import { buildCustomerApp, type CustomerAppOptions } from '../api/app.ts';
+import type { CustomerAppOptions } from '../api/app.ts';
 import { keyFromPlaintext } from '../api/keys.ts';
-import { seedAccount, seedKey, startApiStack, waitFor, type ApiStack } from './api-harness.ts';
+import { appOnFleet, seedAccount, seedKey, startApiStack, waitFor, type ApiStack } from './api-harness.ts';
 import { rawConnection, type RawAnswer, type RawConnection } from './support/raw-http.ts';
 
 const VIEWER_SECRET = Buffer.alloc(32, 7);
@@ -25,20 +25,9 @@ let other: string;
 let sb: string;
 const connections: RawConnection[] = [];
 
-/** Another app on the stack's fleet, store, clock and viewer secret. */
+/** Another app on the stack's fleet, with its viewer secret and the tests' rate limit. */
 function appOnStack(opts: Partial<CustomerAppOptions>): Promise<FastifyInstance> {
-  return buildCustomerApp({
-    store: s.f.store,
-    drivers: { sim: s.f.sim },
-    clock: s.f.clock,
-    bootId: 'boot-1',
-    environment: 'test',
-    rateLimit: RATE_LIMIT,
-    authFailureLimits: false,
-    informers: s.f.op.informers,
-    viewerSecret: VIEWER_SECRET,
-    ...opts,
-  });
+  return appOnFleet(s.f, { rateLimit: RATE_LIMIT, viewerSecret: VIEWER_SECRET, ...opts });
 }
 
 async function listening(app: FastifyInstance): Promise<number> {
