@@ -59,7 +59,11 @@ export interface RecorderOptions {
 }
 
 const STOP_DEADLINE_MS = 10_000;
-const START_DEADLINE_MS = 5_000;
+// Only for an ffmpeg that hangs (an X server that stopped answering): one that cannot start exits by
+// itself and is reported at once. Its first frame normally takes 0.3–1 s, but the first ffmpeg on a
+// fresh machine reads its ~100 MB of libraries from disk, and a loaded machine (a whole test suite on
+// two cores) stretches that past 5 s, which was once the deadline here and failed a CI run.
+const START_DEADLINE_MS = 60_000;
 const MAX_NAME = 200;
 
 /** Recorder processes of this server, by output file: any LinuxGuest of the VM can stop them. */
@@ -123,14 +127,18 @@ export class Recorder {
     // stopped right after it started still holds a frame, and so is a valid MP4 (stopped at once
     // after the file appeared, it had none and was `failed`). An early exit means ffmpeg could not
     // start (no display, no cookie, no ffmpeg).
-    const began = await Promise.race([firstFrame(child), exited.then(() => false)]);
-    if (!began) {
+    const began = await Promise.race([firstFrame(child), exited.then(() => 'closed' as const)]);
+    if (began !== 'framed') {
       running.delete(file);
       child.kill('SIGKILL');
-      await exited;
+      const code = await exited;
       await this.#removeOutput(id);
       await store.remove(id);
-      const line = stderr.join('').trim().split('\n')[0] || 'ffmpeg did not start';
+      const why =
+        began === 'timeout'
+          ? `encoded no frame in ${START_DEADLINE_MS / 1000} s`
+          : `exited (${code ?? child.signalCode ?? 'did not start'})`;
+      const line = stderr.join('').trim().split('\n')[0] || `ffmpeg ${why} without a message`;
       throw new DriverError(
         child.pid === undefined ? 'missing_tool' : 'command_failed',
         `recording: ${line}`,
@@ -333,32 +341,33 @@ async function settle(
 }
 
 /**
- * Resolves true once ffmpeg's progress report (`-progress pipe:1`: `key=value` lines) counts a frame,
- * false at the start deadline. The report goes on for the whole recording and is read and dropped.
+ * `framed` once ffmpeg's progress report (`-progress pipe:1`: `key=value` lines) counts a frame,
+ * `closed` when its output ends first (it exited), `timeout` at the start deadline. The report goes on
+ * for the whole recording and is read and dropped.
  */
-function firstFrame(child: ChildProcess): Promise<boolean> {
+function firstFrame(child: ChildProcess): Promise<'framed' | 'closed' | 'timeout'> {
   const out = child.stdout;
-  if (!out) return Promise.resolve(false);
+  if (!out) return Promise.resolve('closed');
   return new Promise((resolve) => {
     let pending = '';
-    const timer = setTimeout(() => done(false), START_DEADLINE_MS);
+    const timer = setTimeout(() => done('timeout'), START_DEADLINE_MS);
     const onData = (chunk: Buffer) => {
       pending += chunk.toString('latin1');
       const lines = pending.split('\n');
       pending = lines.pop() ?? '';
-      if (lines.some((l) => /^frame=[1-9]/.test(l))) done(true);
+      if (lines.some((l) => /^frame=[1-9]/.test(l))) done('framed');
     };
     let settled = false;
-    const done = (ok: boolean) => {
+    const done = (how: 'framed' | 'closed' | 'timeout') => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       out.off('data', onData);
       out.resume();
-      resolve(ok);
+      resolve(how);
     };
     out.on('data', onData);
-    out.once('close', () => done(false));
+    out.once('close', () => done('closed'));
   });
 }
 
