@@ -1,0 +1,275 @@
+// PNG screenshots that compress only what changed since the screen's last one. An agent's steps
+// mostly change a small part of the screen (a menu, a line of text, the pointer), yet a whole-frame
+// encode costs 3–9 ms of a 1280×800 screenshot, the largest part of an agent step (bench/api.ts
+// --only agent). Here the frame is cut into strips of rows, each compressed as its own raw deflate
+// segment (ended by a sync flush: byte-aligned, not final, no reference outside itself), and a strip
+// whose pixels are those of the screen's previous shot keeps its compressed bytes. One zlib stream
+// is the segments in order, a final empty block and the Adler-32 of all rows combined from the
+// strips' own (as pigz joins its blocks); PNG holds it in one IDAT chunk. Rows use filter 0 (none),
+// as the whole-frame encoder did: a strip's bytes depend on its own pixels only.
+//
+// Strips to compress are compressed on libuv's pool in parallel (node:zlib, level 1), while this
+// thread sums their Adler-32. When more than 40% of the strips would need compressing (a new
+// screen), the whole image goes to libvips instead, which compresses about twice as fast as node's
+// zlib; its strips are then compressed in the background, for the next shots.
+import { promisify } from 'node:util';
+import { constants, crc32, deflateRaw, type ZlibOptions } from 'node:zlib';
+
+/** Rows per strip: small enough that a one-line change re-encodes little, large enough to compress well. */
+export const STRIP_ROWS = 16;
+const LEVEL = 1;
+
+const deflateRawAsync = promisify(deflateRaw) as (buf: Buffer, opts: ZlibOptions) => Promise<Buffer>;
+/** Each strip ends with a sync flush: byte-aligned and not final, so that the next one can follow. */
+const DEFLATE: ZlibOptions = { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH };
+
+const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+/** zlib header: deflate, 32 KiB window, the "fastest" level class, no dictionary (0x7801 % 31 == 0). */
+const ZLIB_HEADER = Buffer.from([0x78, 0x01]);
+/** A final, empty block of fixed Huffman codes: ends the stream the strips leave open. */
+const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
+const IEND = chunk('IEND', Buffer.alloc(0));
+
+interface Strip {
+  deflated: Buffer;
+  adler: number;
+  /** Uncompressed bytes: its rows, each with its filter byte. */
+  length: number;
+}
+
+export interface RgbImage {
+  width: number;
+  height: number;
+  /** Packed RGB, rows without padding. */
+  data: Buffer;
+}
+
+/** Encodes a whole image another way (libvips): used when too much changed for the strips to pay. */
+export type WholeImageEncoder = (image: RgbImage) => Promise<Buffer>;
+
+/**
+ * Above this share of strips to compress, the whole image goes to `whole` instead. Node's zlib
+ * compresses at level 1 about half as fast as libvips' encoder: all strips of a terminal cost 9.0 ms
+ * against libvips' 4.2, a quarter of them 2.7 ms (the bare desktop: 9.2 against 6.9, a quarter 3.9;
+ * bench/api.ts --only agent), so they break even near 40%.
+ */
+const MAX_SHARE = 0.4;
+
+/**
+ * One screen's encoder: it keeps the pixels of the last image it saw and the compressed strips it
+ * has. Encodes run one at a time (they read and update that state).
+ */
+export class StripPngEncoder {
+  readonly #whole: WholeImageEncoder;
+  #width = 0;
+  #height = 0;
+  #previous = Buffer.alloc(0);
+  #strips: (Strip | undefined)[] = [];
+  /** Bumped when a strip's pixels change: bytes compressed from older pixels are not kept. */
+  #versions = new Uint32Array(0);
+  #tail: Promise<unknown> = Promise.resolve();
+  #filling: Promise<void> = Promise.resolve();
+  #last: { path: 'strips' | 'whole'; compressed: number } = { path: 'strips', compressed: 0 };
+
+  readonly #maxShare: number;
+
+  /** `maxShare` (default 0.4): the share of strips to compress above which `whole` encodes instead. */
+  constructor(whole: WholeImageEncoder, opts: { maxShare?: number } = {}) {
+    this.#whole = whole;
+    this.#maxShare = opts.maxShare ?? MAX_SHARE;
+  }
+
+  /** How the last encode went: by strips (and how many it compressed) or as a whole image. */
+  get last(): { path: 'strips' | 'whole'; compressed: number } {
+    return this.#last;
+  }
+
+  /** Settles once the strips being compressed in the background are in. */
+  filled(): Promise<void> {
+    return this.#filling;
+  }
+
+  /** A PNG of `image` (8-bit RGB). `image.data` must stay unchanged until the promise settles. */
+  encode(image: RgbImage): Promise<Buffer> {
+    const result = this.#tail.then(() => this.#encode(image));
+    this.#tail = result.catch(() => undefined);
+    return result;
+  }
+
+  async #encode(image: RgbImage): Promise<Buffer> {
+    const { width, height, data } = image;
+    const rowBytes = width * 3;
+    if (data.length < rowBytes * height)
+      throw new RangeError(`${width}×${height} RGB needs ${rowBytes * height} bytes`);
+    if (width !== this.#width || height !== this.#height) this.#reset(width, height);
+    const missing: number[] = [];
+    for (let i = 0; i < this.#strips.length; i++) {
+      const [from, to] = this.#span(i);
+      const pixels = data.subarray(from, to);
+      if (!pixels.equals(this.#previous.subarray(from, to))) {
+        pixels.copy(this.#previous, from);
+        this.#strips[i] = undefined;
+        this.#versions[i]!++;
+      }
+      if (!this.#strips[i]) missing.push(i);
+    }
+    const limit = this.#strips.length * this.#maxShare;
+    if (missing.length > limit) {
+      // A new screen (or one not yet compressed): libvips encodes it, and its strips are compressed
+      // in the background, one at a time, for the shots after it (an agent's next step mostly comes
+      // seconds later). A strip that changes again before its turn is skipped.
+      this.#fill(missing);
+      this.#last = { path: 'whole', compressed: 0 };
+      return this.#whole(image);
+    }
+    const pending: Promise<void>[] = [];
+    for (const i of missing) {
+      const rows = this.#rows(i);
+      const compressed = deflateRawAsync(rows, DEFLATE);
+      const adler = adler32(rows); // on this thread, while the pool compresses
+      pending.push(compressed.then((deflated) => this.#keep(i, this.#versions[i]!, rows, deflated, adler)));
+    }
+    this.#last = { path: 'strips', compressed: missing.length };
+    await Promise.all(pending);
+    return this.#assemble(width, height);
+  }
+
+  /** Compresses `strips` one after another, off this thread; a strip changed meanwhile is dropped. */
+  #fill(strips: number[]): void {
+    const work = strips.map((i) => ({ i, version: this.#versions[i]!, rows: this.#rows(i) }));
+    this.#filling = this.#filling.then(async () => {
+      for (const { i, version, rows } of work) {
+        if (this.#versions[i] !== version || this.#strips[i]) continue;
+        const deflated = await deflateRawAsync(rows, DEFLATE).catch(() => undefined);
+        if (deflated) this.#keep(i, version, rows, deflated, adler32(rows));
+      }
+    });
+  }
+
+  #keep(i: number, version: number, rows: Buffer, deflated: Buffer, adler: number): void {
+    if (this.#versions[i] === version) this.#strips[i] = { deflated, adler, length: rows.length };
+  }
+
+  /** Byte offsets of strip `i` in the image. */
+  #span(i: number): [number, number] {
+    const rowBytes = this.#width * 3;
+    return [i * STRIP_ROWS * rowBytes, Math.min(this.#height, (i + 1) * STRIP_ROWS) * rowBytes];
+  }
+
+  /** Strip `i`'s rows as PNG holds them, from the pixels last seen. */
+  #rows(i: number): Buffer {
+    const [from, to] = this.#span(i);
+    return filtered(this.#previous.subarray(from, to), this.#width * 3);
+  }
+
+  #reset(width: number, height: number): void {
+    this.#width = width;
+    this.#height = height;
+    this.#previous = Buffer.alloc(width * height * 3);
+    const strips = Math.ceil(height / STRIP_ROWS);
+    this.#strips = new Array<Strip | undefined>(strips).fill(undefined);
+    // Fresh versions never match those of strips a fill took from the old size.
+    const versions = new Uint32Array(strips);
+    versions.fill(this.#versions.reduce((m, v) => Math.max(m, v), 0) + 1);
+    this.#versions = versions;
+  }
+
+  #assemble(width: number, height: number): Buffer {
+    const strips = this.#strips as Strip[];
+    let adler = 1;
+    let deflatedBytes = 0;
+    for (const s of strips) {
+      adler = adler32Combine(adler, s.adler, s.length);
+      deflatedBytes += s.deflated.length;
+    }
+    const idat = Buffer.allocUnsafe(ZLIB_HEADER.length + deflatedBytes + FINAL_BLOCK.length + 4);
+    let at = ZLIB_HEADER.copy(idat, 0);
+    for (const s of strips) at += s.deflated.copy(idat, at);
+    at += FINAL_BLOCK.copy(idat, at);
+    idat.writeUInt32BE(adler, at);
+    return Buffer.concat([SIGNATURE, chunk('IHDR', header(width, height)), chunk('IDAT', idat), IEND]);
+  }
+}
+
+/** IHDR: 8-bit truecolour, deflate, adaptive-filter method 0 (rows say their filter), no interlace. */
+function header(width: number, height: number): Buffer {
+  const h = Buffer.alloc(13);
+  h.writeUInt32BE(width, 0);
+  h.writeUInt32BE(height, 4);
+  h[8] = 8; // bit depth
+  h[9] = 2; // colour type: RGB
+  return h;
+}
+
+function chunk(type: string, body: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(12 + body.length);
+  out.writeUInt32BE(body.length, 0);
+  out.write(type, 4, 'latin1');
+  body.copy(out, 8);
+  out.writeUInt32BE(crc32(out.subarray(4, 8 + body.length)), 8 + body.length);
+  return out;
+}
+
+/** The rows of `pixels`, each after its filter byte 0 (none). */
+function filtered(pixels: Buffer, rowBytes: number): Buffer {
+  const rows = pixels.length / rowBytes;
+  const out = Buffer.allocUnsafe(rows * (rowBytes + 1));
+  for (let r = 0; r < rows; r++) {
+    const at = r * (rowBytes + 1);
+    out[at] = 0;
+    pixels.copy(out, at + 1, r * rowBytes, (r + 1) * rowBytes);
+  }
+  return out;
+}
+
+const ADLER_BASE = 65521;
+/**
+ * Bytes summed before reducing: the largest run for which s2 stays below 2^31, so that both sums
+ * stay small integers for V8 (zlib's NMAX, 5552, assumes unsigned 32-bit).
+ */
+const ADLER_RUN = 3800;
+
+/** Adler-32 (RFC 1950), eight bytes a step: 2.2 ms for 3 MB here against 3.2 ms a byte a step. */
+export function adler32(buf: Uint8Array, start = 1): number {
+  let s1 = start & 0xffff;
+  let s2 = start >>> 16;
+  const n = buf.length;
+  let i = 0;
+  while (i < n) {
+    const end = Math.min(n, i + ADLER_RUN);
+    const end8 = i + ((end - i) & ~7);
+    for (; i < end8; i += 8) {
+      const b0 = buf[i]!,
+        b1 = buf[i + 1]!,
+        b2 = buf[i + 2]!,
+        b3 = buf[i + 3]!;
+      const b4 = buf[i + 4]!,
+        b5 = buf[i + 5]!,
+        b6 = buf[i + 6]!,
+        b7 = buf[i + 7]!;
+      s2 += 8 * s1 + 8 * b0 + 7 * b1 + 6 * b2 + 5 * b3 + 4 * b4 + 3 * b5 + 2 * b6 + b7;
+      s1 += b0 + b1 + b2 + b3 + b4 + b5 + b6 + b7;
+    }
+    for (; i < end; i++) {
+      s1 += buf[i]!;
+      s2 += s1;
+    }
+    s1 %= ADLER_BASE;
+    s2 %= ADLER_BASE;
+  }
+  return s2 * 65536 + s1;
+}
+
+/** The Adler-32 of A then B from A's, B's and B's length (zlib's adler32_combine). */
+export function adler32Combine(adler1: number, adler2: number, length2: number): number {
+  const rem = length2 % ADLER_BASE;
+  let sum1 = adler1 & 0xffff;
+  let sum2 = (rem * sum1) % ADLER_BASE;
+  sum1 += (adler2 & 0xffff) + ADLER_BASE - 1;
+  sum2 += (adler1 >>> 16) + (adler2 >>> 16) + ADLER_BASE - rem;
+  if (sum1 >= ADLER_BASE) sum1 -= ADLER_BASE;
+  if (sum1 >= ADLER_BASE) sum1 -= ADLER_BASE;
+  if (sum2 >= 2 * ADLER_BASE) sum2 -= 2 * ADLER_BASE;
+  if (sum2 >= ADLER_BASE) sum2 -= ADLER_BASE;
+  return sum2 * 65536 + sum1;
+}
