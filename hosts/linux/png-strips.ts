@@ -127,27 +127,43 @@ export class StripPngEncoder {
       const rows = this.#rows(i);
       const compressed = deflateRawAsync(rows, DEFLATE);
       const adler = adler32(rows); // on this thread, while the pool compresses
-      pending.push(compressed.then((deflated) => this.#keep(i, this.#versions[i]!, rows, deflated, adler)));
+      const seen = { versions: this.#versions, version: this.#versions[i]! };
+      pending.push(compressed.then((deflated) => this.#keep(i, seen, rows, deflated, adler)));
     }
     this.#last = { path: 'strips', compressed: missing.length };
     await Promise.all(pending);
     return this.#assemble(width, height);
   }
 
-  /** Compresses `strips` one after another, off this thread; a strip changed meanwhile is dropped. */
+  /**
+   * Compresses `strips` one after another, off this thread. Each is read when its turn comes: a
+   * strip whose version is still the one seen here still holds those pixels in #previous; one that
+   * changed since is skipped (the encode that changed it has dealt with it).
+   */
   #fill(strips: number[]): void {
-    const work = strips.map((i) => ({ i, version: this.#versions[i]!, rows: this.#rows(i) }));
+    const work = strips.map((i) => ({ i, version: this.#versions[i]! }));
+    const versions = this.#versions;
     this.#filling = this.#filling.then(async () => {
-      for (const { i, version, rows } of work) {
-        if (this.#versions[i] !== version || this.#strips[i]) continue;
+      for (const { i, version } of work) {
+        if (this.#versions !== versions || versions[i] !== version || this.#strips[i]) continue;
+        const rows = this.#rows(i);
         const deflated = await deflateRawAsync(rows, DEFLATE).catch(() => undefined);
-        if (deflated) this.#keep(i, version, rows, deflated, adler32(rows));
+        if (deflated) this.#keep(i, { versions, version }, rows, deflated, adler32(rows));
       }
     });
   }
 
-  #keep(i: number, version: number, rows: Buffer, deflated: Buffer, adler: number): void {
-    if (this.#versions[i] === version) this.#strips[i] = { deflated, adler, length: rows.length };
+  /** Keeps strip `i`'s bytes if its pixels are still those they were compressed from. */
+  #keep(
+    i: number,
+    seen: { versions: Uint32Array; version: number },
+    rows: Buffer,
+    deflated: Buffer,
+    adler: number,
+  ): void {
+    if (this.#versions === seen.versions && seen.versions[i] === seen.version) {
+      this.#strips[i] = { deflated, adler, length: rows.length };
+    }
   }
 
   /** Byte offsets of strip `i` in the image. */
@@ -168,10 +184,8 @@ export class StripPngEncoder {
     this.#previous = Buffer.alloc(width * height * 3);
     const strips = Math.ceil(height / STRIP_ROWS);
     this.#strips = new Array<Strip | undefined>(strips).fill(undefined);
-    // Fresh versions never match those of strips a fill took from the old size.
-    const versions = new Uint32Array(strips);
-    versions.fill(this.#versions.reduce((m, v) => Math.max(m, v), 0) + 1);
-    this.#versions = versions;
+    // A new array: fills of the old size see it is not theirs and stop.
+    this.#versions = new Uint32Array(strips);
   }
 
   #assemble(width: number, height: number): Buffer {
