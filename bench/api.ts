@@ -31,7 +31,7 @@ import { relay } from '../api/ws/relay.ts';
 import { greetViewer, loginToVm } from '../api/ws/vnc-proxy.ts';
 import { bgrxToRgbSimd, framesBeside, screenMemory } from '../hosts/linux/bgrx-simd.ts';
 import { bgrxToRgb, bgrxToRgbBytes } from '../hosts/linux/screen-capture.ts';
-import { STRIP_ROWS, StripPngEncoder, type RgbImage } from '../hosts/linux/png-strips.ts';
+import { STRIP_ROWS, StripPngEncoder, type RgbImage } from '../hosts/png-strips.ts';
 import { seedAccount, startLinuxApiStack, waitFor } from '../test/api-harness.ts';
 import { apiCall } from '../test/support/api-call.ts';
 import type { PathResult, ViewerJob, ViewerPath } from './api-vnc-viewer.ts';
@@ -398,7 +398,7 @@ async function benchPngSettings(screen: string, png: Buffer): Promise<string[]> 
       `| PNG encode ${info.width}×${info.height} ${screen}, ${name} | ${f1(percentile(ms, 50))} ms | ${f1(percentile(ms, 99))} ms | ${Math.round(bytes / 1024)} KiB (${(bytes / today).toFixed(2)}× level 1) | size ≤ 2× level 1 |`,
     );
   }
-  // The strip encoder screenshots use (hosts/linux/png-strips.ts), primed with this frame: the
+  // The strip encoder screenshots use (hosts/png-strips.ts), primed with this frame: the
   // screen unchanged (an act whose click changes nothing), one strip changed (a line of text), a
   // quarter of the rows (a menu or a dialog), and all of it compressed by strips (what a new screen
   // would cost by strips; the encoder hands those to libvips, the level 1 row above).

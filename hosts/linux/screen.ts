@@ -9,7 +9,7 @@
 import sharp from 'sharp';
 import type { DisplayInfo, ScreenshotOptions } from '../driver.ts';
 import { checkScreenshotOptions } from '../screenshot-options.ts';
-import { StripPngEncoder, type RgbImage } from './png-strips.ts';
+import { StripPngEncoder, type RgbImage } from '../png-strips.ts';
 import { captureRgb, drawCursor, type RgbFrame } from './screen-capture.ts';
 import type { X11Connection } from './x11-connection.ts';
 

@@ -1,6 +1,7 @@
 // Screen and input of a tart VM over one persistent RFB session to Tart's VNC server (tunnelled
 // through the Mac's SSH connection): no permission is needed inside the guest and it works at the
-// login window. Screenshots are encoded with sharp as the linux driver's are; pointer buttons and
+// login window. Screenshots are encoded as the linux driver's are (a whole screen as PNG by the
+// session's strip encoder, png-strips.ts; anything else by sharp); pointer buttons and
 // wheel steps are RFB button-mask bits; keys are X keysyms (`cmd` is sent as the keysym the shared
 // keymap gives it, Super_L; which keysym macOS's server maps to Command is verified only on a Mac).
 import sharp from 'sharp';
@@ -8,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import { DriverError, type MouseButton, type ScreenshotOptions, type ScrollDirection } from '../driver.ts';
 import { checkPoint, checkScrollAmount, checkTypeDelay } from '../input-checks.ts';
 import { chordFor, keysymsForText, parseHotkey, type Chord } from '../linux/keys.ts';
+import { StripPngEncoder, type RgbImage } from '../png-strips.ts';
 import { checkScreenshotOptions } from '../screenshot-options.ts';
 import { RfbClient, type CursorShape } from './rfb-client.ts';
 
@@ -16,12 +18,23 @@ const BUTTON: Partial<Record<MouseButton, number>> = { left: 1, middle: 2, right
 const WHEEL: Record<ScrollDirection, number> = { up: 8, down: 16, left: 32, right: 64 };
 const DEFAULT_JPEG_QUALITY = 80;
 
+/** A whole RFB frame (R, G, B, padding) as PNG by libvips: the strip encoder's new screens. */
+function wholePng(image: RgbImage): Promise<Buffer> {
+  const raw = { width: image.width, height: image.height, channels: image.channels ?? 3 } as const;
+  return sharp(image.data, { raw })
+    .removeAlpha()
+    .png({ compressionLevel: 1, adaptiveFiltering: false })
+    .toBuffer();
+}
+
 export class ScreenInput {
   readonly #open: () => Promise<{ stream: Duplex; password: string }>;
   #session: Promise<RfbClient> | undefined;
   #pos = { x: 0, y: 0 };
   /** Buttons held down by button() (a move keeps them held, as RFB sends the whole mask each time). */
   #held = 0;
+  /** Whole-screen PNGs: only the strips that changed since the last one are compressed. */
+  readonly #png = new StripPngEncoder(wholePng);
 
   constructor(open: () => Promise<{ stream: Duplex; password: string }>) {
     this.#open = open;
@@ -50,14 +63,15 @@ export class ScreenInput {
     checkScreenshotOptions(opts, c);
     const frame = await c.capture();
     if (opts.showCursor && c.cursor) drawCursor(frame, c.cursor, this.#pos);
-    let image = sharp(frame.data, { raw: { width: frame.width, height: frame.height, channels: 4 } });
     const r = opts.region;
+    const scale = opts.scale ?? 1;
+    if (opts.format !== 'jpeg' && !r && scale >= 1) return this.#png.encode({ ...frame, channels: 4 });
+    let image = sharp(frame.data, { raw: { width: frame.width, height: frame.height, channels: 4 } });
     if (r) image = image.extract({ left: r.x, top: r.y, width: r.width, height: r.height });
     // The pixels' fourth byte is padding: a PNG without alpha, as the other drivers make.
     image = sharp(await image.removeAlpha().raw().toBuffer(), {
       raw: { width: r?.width ?? frame.width, height: r?.height ?? frame.height, channels: 3 },
     });
-    const scale = opts.scale ?? 1;
     if (scale < 1) {
       const [w, h] = [r?.width ?? frame.width, r?.height ?? frame.height];
       image = image.resize(Math.max(1, Math.round(w * scale)), Math.max(1, Math.round(h * scale)), {

@@ -40,8 +40,10 @@ interface Strip {
 export interface RgbImage {
   width: number;
   height: number;
-  /** Packed RGB, rows without padding. */
+  /** Rows without padding, each pixel R, G, B, and with `channels: 4` a fourth byte that is dropped. */
   data: Buffer;
+  /** 3 (the default) or 4: R, G, B and a padding byte (an RFB framebuffer's pixels). */
+  channels?: 3 | 4;
 }
 
 /** Encodes a whole image another way (libvips): used when too much changed for the strips to pay. */
@@ -63,6 +65,7 @@ export class StripPngEncoder {
   readonly #whole: WholeImageEncoder;
   #width = 0;
   #height = 0;
+  #channels = 3;
   #previous = Buffer.alloc(0);
   #strips: (Strip | undefined)[] = [];
   /** Bumped when a strip's pixels change: bytes compressed from older pixels are not kept. */
@@ -98,10 +101,13 @@ export class StripPngEncoder {
 
   async #encode(image: RgbImage): Promise<Buffer> {
     const { width, height, data } = image;
-    const rowBytes = width * 3;
+    const channels = image.channels ?? 3;
+    const rowBytes = width * channels;
     if (data.length < rowBytes * height)
-      throw new RangeError(`${width}×${height} RGB needs ${rowBytes * height} bytes`);
-    if (width !== this.#width || height !== this.#height) this.#reset(width, height);
+      throw new RangeError(`${width}×${height} pixels of ${channels} bytes need ${rowBytes * height} bytes`);
+    if (width !== this.#width || height !== this.#height || channels !== this.#channels) {
+      this.#reset(width, height, channels);
+    }
     const missing: number[] = [];
     for (let i = 0; i < this.#strips.length; i++) {
       const [from, to] = this.#span(i);
@@ -168,20 +174,21 @@ export class StripPngEncoder {
 
   /** Byte offsets of strip `i` in the image. */
   #span(i: number): [number, number] {
-    const rowBytes = this.#width * 3;
+    const rowBytes = this.#width * this.#channels;
     return [i * STRIP_ROWS * rowBytes, Math.min(this.#height, (i + 1) * STRIP_ROWS) * rowBytes];
   }
 
   /** Strip `i`'s rows as PNG holds them, from the pixels last seen. */
   #rows(i: number): Buffer {
     const [from, to] = this.#span(i);
-    return filtered(this.#previous.subarray(from, to), this.#width * 3);
+    return filtered(this.#previous.subarray(from, to), this.#width, this.#channels);
   }
 
-  #reset(width: number, height: number): void {
+  #reset(width: number, height: number, channels: number): void {
     this.#width = width;
     this.#height = height;
-    this.#previous = Buffer.alloc(width * height * 3);
+    this.#channels = channels;
+    this.#previous = Buffer.alloc(width * height * channels);
     const strips = Math.ceil(height / STRIP_ROWS);
     this.#strips = new Array<Strip | undefined>(strips).fill(undefined);
     // A new array: fills of the old size see it is not theirs and stop.
@@ -224,14 +231,23 @@ function chunk(type: string, body: Buffer): Buffer {
   return out;
 }
 
-/** The rows of `pixels`, each after its filter byte 0 (none). */
-function filtered(pixels: Buffer, rowBytes: number): Buffer {
+/** The rows of `pixels` as R, G, B, each row after its filter byte 0 (none). */
+function filtered(pixels: Buffer, width: number, channels: number): Buffer {
+  const rowBytes = width * channels;
   const rows = pixels.length / rowBytes;
-  const out = Buffer.allocUnsafe(rows * (rowBytes + 1));
+  const out = Buffer.allocUnsafe(rows * (width * 3 + 1));
+  let at = 0;
   for (let r = 0; r < rows; r++) {
-    const at = r * (rowBytes + 1);
-    out[at] = 0;
-    pixels.copy(out, at + 1, r * rowBytes, (r + 1) * rowBytes);
+    out[at++] = 0;
+    if (channels === 3) {
+      at += pixels.copy(out, at, r * rowBytes, (r + 1) * rowBytes);
+      continue;
+    }
+    for (let p = r * rowBytes, end = p + rowBytes; p < end; p += 4) {
+      out[at++] = pixels[p]!;
+      out[at++] = pixels[p + 1]!;
+      out[at++] = pixels[p + 2]!;
+    }
   }
   return out;
 }

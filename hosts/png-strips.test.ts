@@ -1,5 +1,6 @@
-// The strip encoder's PNGs decode to the very pixels given (zlib checks the combined Adler-32, sharp
-// the chunks' CRCs), whatever changed since the last image; only strips that changed are compressed.
+// The strip encoder's PNGs decode to the very pixels given (three bytes each, or four with padding):
+// zlib checks the combined Adler-32, sharp the chunks' CRCs, whatever changed since the last image;
+// only strips that changed are compressed.
 import { randomBytes } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import sharp from 'sharp';
@@ -40,7 +41,14 @@ async function decoded(
 async function expectSame(png: Buffer, image: RgbImage): Promise<void> {
   const d = await decoded(png);
   expect([d.width, d.height]).toEqual([image.width, image.height]);
-  expect(d.raw.equals(image.data.subarray(0, image.width * image.height * 3))).toBe(true);
+  const pixels = image.width * image.height;
+  const rgb =
+    image.channels === 4
+      ? Buffer.from(
+          Array.from({ length: pixels * 3 }, (_, i) => image.data[Math.floor(i / 3) * 4 + (i % 3)]!),
+        )
+      : image.data.subarray(0, pixels * 3);
+  expect(d.raw.equals(rgb)).toBe(true);
   expect(d.inflated.length).toBe(image.height * (image.width * 3 + 1));
 }
 
@@ -50,8 +58,8 @@ function wholeEncoder(): { encode: (image: RgbImage) => Promise<Buffer>; calls: 
     calls: 0,
     encode: (image: RgbImage) => {
       counter.calls++;
-      const raw = { width: image.width, height: image.height, channels: 3 } as const;
-      return sharp(image.data, { raw }).png({ compressionLevel: 1 }).toBuffer();
+      const raw = { width: image.width, height: image.height, channels: image.channels ?? 3 } as const;
+      return sharp(image.data, { raw }).removeAlpha().png({ compressionLevel: 1 }).toBuffer();
     },
   };
   return counter;
@@ -174,6 +182,28 @@ describe('strip PNG encoder', () => {
         image.data.fill(image.data[0]! ^ 1, y * 960, (y + 1) * 960);
     const pngs = await Promise.all(images.map((i) => encoder.encode(i)));
     for (const [i, png] of pngs.entries()) await expectSame(png, images[i]!);
+  });
+
+  it('takes pixels with a padding byte (an RFB framebuffer) and drops it', async () => {
+    const rgb = screen(640, 400, 3);
+    /** The same pixels with a fourth byte after each, `pad` for all. */
+    const rgbx = (pad: number): RgbImage => {
+      const data = Buffer.alloc(640 * 400 * 4, pad);
+      for (let p = 0; p < 640 * 400; p++) rgb.data.copy(data, p * 4, p * 3, p * 3 + 3);
+      return { width: 640, height: 400, data, channels: 4 };
+    };
+    const { encoder } = await primed(rgbx(0));
+    await expectSame(await encoder.encode(rgbx(0)), rgb);
+    expect(encoder.last).toEqual({ path: 'strips', compressed: 0 });
+    // One pixel changed: one strip, compressed from the four-byte pixels.
+    rgb.data[(200 * 640 + 9) * 3 + 1] = 0xff - rgb.data[(200 * 640 + 9) * 3 + 1]!;
+    await expectSame(await encoder.encode(rgbx(0)), rgb);
+    expect(encoder.last).toEqual({ path: 'strips', compressed: 1 });
+    // Other padding everywhere: the same picture, whichever way it is encoded.
+    await expectSame(await encoder.encode(rgbx(0xff)), rgb);
+    // Three-byte pixels of the same size start afresh.
+    await expectSame(await encoder.encode(rgb), rgb);
+    expect(encoder.last.path).toBe('whole');
   });
 
   it('refuses pixels shorter than the size says, and changes nothing', async () => {
