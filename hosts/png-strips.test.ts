@@ -68,13 +68,14 @@ function wholeEncoder(): { encode: (image: RgbImage) => Promise<Buffer>; calls: 
 /** An encoder whose strips all hold `image`'s: the first shot goes whole, the background fills the rest. */
 async function primed(
   image: RgbImage,
-): Promise<{ encoder: StripPngEncoder; whole: ReturnType<typeof wholeEncoder> }> {
+): Promise<{ encoder: StripPngEncoder; whole: ReturnType<typeof wholeEncoder>; png: Buffer }> {
   const whole = wholeEncoder();
   const encoder = new StripPngEncoder(whole.encode);
-  await expectSame(await encoder.encode(image), image);
+  const png = await encoder.encode(image);
+  await expectSame(png, image);
   expect(encoder.last).toEqual({ path: 'whole', compressed: 0 });
   await encoder.filled();
-  return { encoder, whole };
+  return { encoder, whole, png };
 }
 
 describe('strip PNG encoder', () => {
@@ -82,17 +83,21 @@ describe('strip PNG encoder', () => {
     const width = 1280;
     const height = 800;
     const image = screen(width, height, 1);
-    const { encoder, whole } = await primed(image);
+    const { encoder, whole, png } = await primed(image);
 
-    // Unchanged: nothing compressed, the same pixels, from the strips the background compressed.
-    const again = await encoder.encode({ ...image, data: Buffer.from(image.data) });
-    expect(encoder.last).toEqual({ path: 'strips', compressed: 0 });
-    await expectSame(again, image);
+    // Unchanged: the very same PNG, though the background has compressed the strips since (a
+    // caller comparing shots byte for byte sees the screen settled).
+    expect(await encoder.encode({ ...image, data: Buffer.from(image.data) })).toBe(png);
+    expect(encoder.last).toEqual({ path: 'unchanged', compressed: 0 });
 
-    // One pixel in row 100, then a box over three strips (two boundaries crossed).
+    // One pixel in row 100 (the other strips are the background's), then a box over three strips
+    // (two boundaries crossed).
     image.data[(100 * width + 5) * 3] = 0xff - image.data[(100 * width + 5) * 3]!;
-    await expectSame(await encoder.encode(image), image);
+    const byStrips = await encoder.encode(image);
+    await expectSame(byStrips, image);
     expect(encoder.last).toEqual({ path: 'strips', compressed: 1 });
+    expect((await encoder.encode(image)).equals(byStrips)).toBe(true);
+    expect(encoder.last.path).toBe('unchanged');
     for (let y = STRIP_ROWS * 10 - 3; y < STRIP_ROWS * 12 - 2; y++)
       image.data.fill(0x7f, (y * width + 600) * 3, (y * width + 700) * 3);
     await expectSame(await encoder.encode(image), image);
@@ -125,11 +130,15 @@ describe('strip PNG encoder', () => {
       await expectSame(await encoder.encode(image), image);
       expect(encoder.last.path).toBe('whole');
     }
-    // Screen 3 stayed: its strips were compressed after its first shot.
+    // Screen 3 stayed: its strips were compressed after its first shot, and a pixel changed
+    // compresses one strip.
     await encoder.filled();
     const image = screen(320, 200, 3);
     await expectSame(await encoder.encode(image), image);
-    expect(encoder.last).toEqual({ path: 'strips', compressed: 0 });
+    expect(encoder.last).toEqual({ path: 'unchanged', compressed: 0 });
+    image.data[0] = 0xff - image.data[0]!;
+    await expectSame(await encoder.encode(image), image);
+    expect(encoder.last).toEqual({ path: 'strips', compressed: 1 });
   });
 
   it('drops strips compressed in the background from pixels that changed since', async () => {
@@ -141,8 +150,10 @@ describe('strip PNG encoder', () => {
     image.data.fill(0, 0, 320 * 3 * 4);
     await expectSame(await encoder.encode(image), image);
     await encoder.filled();
+    // A pixel of the last row changes: by strips, the top one among the kept (of its new pixels).
+    image.data[image.data.length - 1] = 0xff - image.data[image.data.length - 1]!;
     await expectSame(await encoder.encode(image), image);
-    expect(encoder.last.path).toBe('strips');
+    expect(encoder.last).toEqual({ path: 'strips', compressed: 1 });
   });
 
   it('starts afresh on another size, and encodes heights that are not whole strips, one row, one column', async () => {
@@ -170,7 +181,7 @@ describe('strip PNG encoder', () => {
     expect(encoder.last.path).toBe('whole');
     await encoder.filled();
     await expectSame(await encoder.encode(second), second);
-    expect(encoder.last).toEqual({ path: 'strips', compressed: 0 });
+    expect(encoder.last).toEqual({ path: 'unchanged', compressed: 0 });
   });
 
   it('keeps encodes issued together apart: each PNG is of its own image', async () => {
@@ -194,7 +205,7 @@ describe('strip PNG encoder', () => {
     };
     const { encoder } = await primed(rgbx(0));
     await expectSame(await encoder.encode(rgbx(0)), rgb);
-    expect(encoder.last).toEqual({ path: 'strips', compressed: 0 });
+    expect(encoder.last).toEqual({ path: 'unchanged', compressed: 0 });
     // One pixel changed: one strip, compressed from the four-byte pixels.
     rgb.data[(200 * 640 + 9) * 3 + 1] = 0xff - rgb.data[(200 * 640 + 9) * 3 + 1]!;
     await expectSame(await encoder.encode(rgbx(0)), rgb);
@@ -213,7 +224,7 @@ describe('strip PNG encoder', () => {
       encoder.encode({ width: 64, height: 64, data: Buffer.alloc(64 * 64 * 3 - 1) }),
     ).rejects.toThrow(RangeError);
     await expectSame(await encoder.encode(image), image);
-    expect(encoder.last).toEqual({ path: 'strips', compressed: 0 });
+    expect(encoder.last).toEqual({ path: 'unchanged', compressed: 0 });
   });
 });
 

@@ -11,7 +11,9 @@
 // Strips to compress are compressed on libuv's pool in parallel (node:zlib, level 1), while this
 // thread sums their Adler-32. When more than 40% of the strips would need compressing (a new
 // screen), the whole image goes to libvips instead, which compresses about twice as fast as node's
-// zlib; its strips are then compressed in the background, for the next shots.
+// zlib; its strips are then compressed in the background, for the next shots. A screen that has
+// not changed at all gets the last PNG again. Both drivers use it: the linux driver's captures
+// (three bytes a pixel) and the tart driver's RFB frames (four, the padding byte dropped).
 import { promisify } from 'node:util';
 import { constants, crc32, deflateRaw, type ZlibOptions } from 'node:zlib';
 
@@ -46,6 +48,12 @@ export interface RgbImage {
   channels?: 3 | 4;
 }
 
+/** How an encode went: the same pixels as the last (its PNG again), by strips (how many), or whole. */
+export interface LastEncode {
+  path: 'unchanged' | 'strips' | 'whole';
+  compressed: number;
+}
+
 /** Encodes a whole image another way (libvips): used when too much changed for the strips to pay. */
 export type WholeImageEncoder = (image: RgbImage) => Promise<Buffer>;
 
@@ -72,7 +80,9 @@ export class StripPngEncoder {
   #versions = new Uint32Array(0);
   #tail: Promise<unknown> = Promise.resolve();
   #filling: Promise<void> = Promise.resolve();
-  #last: { path: 'strips' | 'whole'; compressed: number } = { path: 'strips', compressed: 0 };
+  #last: LastEncode = { path: 'strips', compressed: 0 };
+  /** The PNG of the pixels in #previous, once one was made. */
+  #png: Buffer | undefined;
 
   readonly #maxShare: number;
 
@@ -82,8 +92,8 @@ export class StripPngEncoder {
     this.#maxShare = opts.maxShare ?? MAX_SHARE;
   }
 
-  /** How the last encode went: by strips (and how many it compressed) or as a whole image. */
-  get last(): { path: 'strips' | 'whole'; compressed: number } {
+  /** How the last encode went: the same pixels as before, by strips (and how many), or whole. */
+  get last(): LastEncode {
     return this.#last;
   }
 
@@ -92,7 +102,12 @@ export class StripPngEncoder {
     return this.#filling;
   }
 
-  /** A PNG of `image` (8-bit RGB). `image.data` must stay unchanged until the promise settles. */
+  /**
+   * A PNG of `image` (8-bit RGB). `image.data` must stay unchanged until the promise settles. The
+   * same pixels as the last image give the very same PNG (the same buffer: callers only read it),
+   * whichever way that one was made: a caller comparing shots byte for byte (the collector's
+   * settle rule) sees the screen unchanged.
+   */
   encode(image: RgbImage): Promise<Buffer> {
     const result = this.#tail.then(() => this.#encode(image));
     this.#tail = result.catch(() => undefined);
@@ -109,6 +124,7 @@ export class StripPngEncoder {
       this.#reset(width, height, channels);
     }
     const missing: number[] = [];
+    let changed = 0;
     for (let i = 0; i < this.#strips.length; i++) {
       const [from, to] = this.#span(i);
       const pixels = data.subarray(from, to);
@@ -116,9 +132,16 @@ export class StripPngEncoder {
         pixels.copy(this.#previous, from);
         this.#strips[i] = undefined;
         this.#versions[i]!++;
+        changed++;
       }
       if (!this.#strips[i]) missing.push(i);
     }
+    if (changed === 0 && this.#png) {
+      this.#last = { path: 'unchanged', compressed: 0 };
+      return this.#png;
+    }
+    // Whatever happens next, the PNG kept is not of these pixels.
+    this.#png = undefined;
     const limit = this.#strips.length * this.#maxShare;
     if (missing.length > limit) {
       // A new screen (or one not yet compressed): libvips encodes it, and its strips are compressed
@@ -126,7 +149,7 @@ export class StripPngEncoder {
       // seconds later). A strip that changes again before its turn is skipped.
       this.#fill(missing);
       this.#last = { path: 'whole', compressed: 0 };
-      return this.#whole(image);
+      return (this.#png = await this.#whole(image));
     }
     const pending: Promise<void>[] = [];
     for (const i of missing) {
@@ -138,7 +161,7 @@ export class StripPngEncoder {
     }
     this.#last = { path: 'strips', compressed: missing.length };
     await Promise.all(pending);
-    return this.#assemble(width, height);
+    return (this.#png = this.#assemble(width, height));
   }
 
   /**
@@ -189,6 +212,7 @@ export class StripPngEncoder {
     this.#height = height;
     this.#channels = channels;
     this.#previous = Buffer.alloc(width * height * channels);
+    this.#png = undefined;
     const strips = Math.ceil(height / STRIP_ROWS);
     this.#strips = new Array<Strip | undefined>(strips).fill(undefined);
     // A new array: fills of the old size see it is not theirs and stop.
