@@ -11,7 +11,7 @@ import { bearerToken } from './admin-auth.ts';
 import { isAuthFailure, type AuthFailureLimiter } from './auth-failures.ts';
 import { ApiError } from './errors.ts';
 import { CSRF_HEADER, SESSION_COOKIE, type Sessions } from './dashboard/sessions.ts';
-import { apiKeyName, sha256Hex } from './keys.ts';
+import { apiKeyName, sameSecret, sha256Hex } from './keys.ts';
 import type { CachedReads } from './services/reads.ts';
 import { endAtMs } from './services/reservation-end.ts';
 
@@ -105,14 +105,6 @@ interface ConnectionKey extends CachedKey {
 }
 
 const lastKeyOf = new WeakMap<object, ConnectionKey>();
-
-/** Equal strings, in a time that depends on their length only (keys have one length). */
-function sameSecret(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}
 
 function stillLive(reads: KeyHits, last: CachedKey, now: number): boolean {
   const { principal, key, reservation } = last;

@@ -1,7 +1,7 @@
 // API keys: sandbay hands out a random plaintext once and stores only its SHA-256 hash.
 // The ApiKey resource's name is derived from the hash so that a key is found by one indexed get,
 // and the full hash in its spec is then compared in constant time.
-import { hash, randomInt } from 'node:crypto';
+import { hash, randomInt, timingSafeEqual } from 'node:crypto';
 import type { ApiKey, ApiKeyKind } from '../crds/index.ts';
 import { API_VERSION } from '../crds/index.ts';
 
@@ -10,6 +10,13 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_CHARS = 32;
 /** How many leading characters of the plaintext the ApiKey keeps so people can tell keys apart. */
 const SHOWN_PREFIX_CHARS = 12;
+
+/** Whether two secrets (keys, signatures, tokens) are equal, in a time that does not depend on where they differ. */
+export function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
 
 /** Label every ApiKey carries, so keys of one kind are listed with a label selector. */
 export const KEY_KIND_LABEL = 'sandbay.io/key-kind';

@@ -31,7 +31,7 @@ import { relay } from '../api/ws/relay.ts';
 import { greetViewer, loginToVm } from '../api/ws/vnc-proxy.ts';
 import { bgrxToRgbSimd, framesBeside, screenMemory } from '../hosts/linux/bgrx-simd.ts';
 import { bgrxToRgb, bgrxToRgbBytes } from '../hosts/linux/screen-capture.ts';
-import { STRIP_ROWS, StripPngEncoder, type RgbImage } from '../hosts/png-strips.ts';
+import { PNG_OPTIONS, STRIP_ROWS, StripPngEncoder, libvipsPng } from '../hosts/png-strips.ts';
 import { seedAccount, startLinuxApiStack, waitFor } from '../test/api-harness.ts';
 import { apiCall } from '../test/support/api-call.ts';
 import type { PathResult, ViewerJob, ViewerPath } from './api-vnc-viewer.ts';
@@ -376,10 +376,7 @@ async function benchPngSettings(screen: string, png: Buffer): Promise<string[]> 
   const raw = { width: info.width, height: info.height, channels: info.channels };
   // The first is the issue's "today" (level 1 then too), which sizes are compared with.
   const settings: [string, PngOptions][] = [
-    [
-      'level 1, no filter (libvips: a new screen, a region, a scaled shot)',
-      { compressionLevel: 1, adaptiveFiltering: false },
-    ],
+    ['level 1, no filter (libvips: a new screen, a region, a scaled shot)', PNG_OPTIONS],
     ['level 0 (stored)', { compressionLevel: 0, adaptiveFiltering: false }],
     ['level 1, adaptive filter', { compressionLevel: 1, adaptiveFiltering: true }],
     ['level 2, no filter', { compressionLevel: 2, adaptiveFiltering: false }],
@@ -403,13 +400,9 @@ async function benchPngSettings(screen: string, png: Buffer): Promise<string[]> 
   // quarter of the rows (a menu or a dialog), and all of it compressed by strips (what a new screen
   // would cost by strips; the encoder hands those to libvips, the level 1 row above).
   const rgb = { width: info.width, height: info.height, data: Buffer.from(data) };
-  const whole = (image: RgbImage) =>
-    sharp(image.data, { raw: { ...raw, channels: 3 } })
-      .png({ compressionLevel: 1, adaptiveFiltering: false })
-      .toBuffer();
   const stripRow = (name: string, ms: number[], bytes: number) =>
     `| PNG encode ${info.width}×${info.height} ${screen}, strips: ${name} | ${f1(percentile(ms, 50))} ms | ${f1(percentile(ms, 99))} ms | ${Math.round(bytes / 1024)} KiB (${(bytes / today).toFixed(2)}× level 1) | size ≤ 2× level 1 |`;
-  const primed = new StripPngEncoder(whole);
+  const primed = new StripPngEncoder(libvipsPng);
   await primed.encode(rgb);
   await primed.filled();
   const rowBytes = info.width * 3;
@@ -434,7 +427,7 @@ async function benchPngSettings(screen: string, png: Buffer): Promise<string[]> 
     });
     rows.push(stripRow(name, ms, (await primed.encode(rgb)).length));
   }
-  const allByStrips = new StripPngEncoder(whole, { maxShare: 1 });
+  const allByStrips = new StripPngEncoder(libvipsPng, { maxShare: 1 });
   const all = await timed(N(40), () => {
     change(Math.ceil(info.height / STRIP_ROWS));
     return allByStrips.encode(rgb);

@@ -5,7 +5,14 @@ import { randomBytes } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { STRIP_ROWS, StripPngEncoder, adler32, adler32Combine, type RgbImage } from './png-strips.ts';
+import {
+  STRIP_ROWS,
+  StripPngEncoder,
+  adler32,
+  adler32Combine,
+  libvipsPng,
+  type RgbImage,
+} from './png-strips.ts';
 
 /** A screen-like image: flat areas, text-like noise in a band, a gradient. */
 function screen(width: number, height: number, seed: number): RgbImage {
@@ -52,14 +59,13 @@ async function expectSame(png: Buffer, image: RgbImage): Promise<void> {
   expect(d.inflated.length).toBe(image.height * (image.width * 3 + 1));
 }
 
-/** The whole-image encoder screen.ts gives it: sharp's. Counts its calls. */
+/** The whole-image encoder the drivers give it (libvips), counting its calls. */
 function wholeEncoder(): { encode: (image: RgbImage) => Promise<Buffer>; calls: number } {
   const counter = {
     calls: 0,
     encode: (image: RgbImage) => {
       counter.calls++;
-      const raw = { width: image.width, height: image.height, channels: image.channels ?? 3 } as const;
-      return sharp(image.data, { raw }).removeAlpha().png({ compressionLevel: 1 }).toBuffer();
+      return libvipsPng(image);
     },
   };
   return counter;

@@ -16,6 +16,8 @@
 // (three bytes a pixel) and the tart driver's RFB frames (four, the padding byte dropped).
 import { promisify } from 'node:util';
 import { constants, crc32, deflateRaw, type ZlibOptions } from 'node:zlib';
+import sharp, { type PngOptions } from 'sharp';
+import { Mutex } from './linux/mutex.ts';
 
 /** Rows per strip: small enough that a one-line change re-encodes little, large enough to compress well. */
 export const STRIP_ROWS = 16;
@@ -58,6 +60,22 @@ export interface LastEncode {
 export type WholeImageEncoder = (image: RgbImage) => Promise<Buffer>;
 
 /**
+ * libvips' PNG settings for what the strips do not encode (a new screen, a region, a scaled shot):
+ * zlib level 1 without adaptive filtering (lossless). Level 1 is the fastest here on every screen
+ * measured (bare XFCE desktop 7.1 ms / 437 KiB, terminal 3.6 ms / 176 KiB, Thunar, Chromium,
+ * Mousepad: 0.5–2.4 ms faster than level 2 for 10–60% more bytes; adaptive filtering costs 6×): the
+ * encode is most of a screenshot's time, and a few more KiB cost an agent nothing on a local network
+ * (bench/api.ts --only agent).
+ */
+export const PNG_OPTIONS: PngOptions = { compressionLevel: 1, adaptiveFiltering: false };
+
+/** The whole image as PNG by libvips (a padding byte dropped): both drivers' `WholeImageEncoder`. */
+export function libvipsPng(image: RgbImage): Promise<Buffer> {
+  const raw = { width: image.width, height: image.height, channels: image.channels ?? 3 };
+  return sharp(image.data, { raw }).removeAlpha().png(PNG_OPTIONS).toBuffer();
+}
+
+/**
  * Above this share of strips to compress, the whole image goes to `whole` instead. Node's zlib
  * compresses at level 1 about half as fast as libvips' encoder: all strips of a terminal cost 9.0 ms
  * against libvips' 4.2, a quarter of them 2.7 ms (the bare desktop: 9.2 against 6.9, a quarter 3.9;
@@ -78,8 +96,10 @@ export class StripPngEncoder {
   #strips: (Strip | undefined)[] = [];
   /** Bumped when a strip's pixels change: bytes compressed from older pixels are not kept. */
   #versions = new Uint32Array(0);
-  #tail: Promise<unknown> = Promise.resolve();
-  #filling: Promise<void> = Promise.resolve();
+  /** Encodes, one at a time. */
+  readonly #encodes = new Mutex();
+  /** Strips compressed in the background, one fill after another. */
+  readonly #fills = new Mutex();
   #last: LastEncode = { path: 'strips', compressed: 0 };
   /** The PNG of the pixels in #previous, once one was made. */
   #png: Buffer | undefined;
@@ -99,7 +119,7 @@ export class StripPngEncoder {
 
   /** Settles once the strips being compressed in the background are in. */
   filled(): Promise<void> {
-    return this.#filling;
+    return this.#fills.run(async () => undefined);
   }
 
   /**
@@ -109,9 +129,7 @@ export class StripPngEncoder {
    * settle rule) sees the screen unchanged.
    */
   encode(image: RgbImage): Promise<Buffer> {
-    const result = this.#tail.then(() => this.#encode(image));
-    this.#tail = result.catch(() => undefined);
-    return result;
+    return this.#encodes.run(() => this.#encode(image));
   }
 
   async #encode(image: RgbImage): Promise<Buffer> {
@@ -172,7 +190,7 @@ export class StripPngEncoder {
   #fill(strips: number[]): void {
     const work = strips.map((i) => ({ i, version: this.#versions[i]! }));
     const versions = this.#versions;
-    this.#filling = this.#filling.then(async () => {
+    void this.#fills.run(async () => {
       for (const { i, version } of work) {
         if (this.#versions !== versions || versions[i] !== version || this.#strips[i]) continue;
         const rows = this.#rows(i);

@@ -7,7 +7,8 @@
 // CSRF: beyond SameSite, every unsafe request (not GET/HEAD) authenticated by the cookie must carry
 // `X-CSRF-Token`, an HMAC of the cookie the page learns from `GET /v1/session`. Another origin can
 // neither read that answer nor set the header without a CORS preflight, which this API never grants.
-import { createHmac, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, randomBytes, type KeyObject } from 'node:crypto';
+import { sameSecret } from '../keys.ts';
 
 export const SESSION_COOKIE = 'sandbay_session';
 export const CSRF_HEADER = 'x-csrf-token';
@@ -42,7 +43,7 @@ export class Sessions {
     if (value === undefined || value.length > 512) return undefined;
     const [payload, signature, extra] = value.split('.');
     if (!payload || !signature || extra !== undefined) return undefined;
-    if (!sameText(signature, this.#mac('cookie', payload))) return undefined;
+    if (!sameSecret(signature, this.#mac('cookie', payload))) return undefined;
     try {
       const { k, e } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
         k?: unknown;
@@ -61,16 +62,10 @@ export class Sessions {
   }
 
   csrfValid(cookieValue: string, presented: string | string[] | undefined): boolean {
-    return typeof presented === 'string' && sameText(presented, this.csrfToken(cookieValue));
+    return typeof presented === 'string' && sameSecret(presented, this.csrfToken(cookieValue));
   }
 
   #mac(purpose: string, value: string): string {
     return createHmac('sha256', this.#key).update(`${purpose}:${value}`).digest('base64url');
   }
-}
-
-function sameText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }

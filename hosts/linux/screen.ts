@@ -1,34 +1,23 @@
 // Screenshots: capture (screen-capture.ts), optionally draw the pointer, then encode. A whole screen
 // as PNG goes to the screen's strip encoder (png-strips.ts), which compresses only the strips that
-// changed since its last shot and hands a new screen to sharp. sharp (libvips) encodes everything
-// else: PNG at zlib level 1 without adaptive filtering (lossless), JPEG at the asked quality, resized
-// for `scale`. Level 1 is the fastest here on every screen measured (bare XFCE desktop 7.1 ms / 437
-// KiB, terminal 3.6 ms / 176 KiB, Thunar, Chromium, Mousepad: 0.5–2.4 ms faster than level 2 for
-// 10–60% more bytes; adaptive filtering costs 6×): the encode is most of a screenshot's time, and a
-// few more KiB cost an agent nothing on a local network (bench/api.ts --only agent).
+// changed since its last shot and hands a new screen to libvips. sharp (libvips) encodes everything
+// else: PNG with png-strips.ts's settings, JPEG at the asked quality, resized for `scale`.
 import sharp from 'sharp';
 import type { DisplayInfo, ScreenshotOptions } from '../driver.ts';
 import { checkScreenshotOptions } from '../screenshot-options.ts';
-import { StripPngEncoder, type RgbImage } from '../png-strips.ts';
+import { PNG_OPTIONS, StripPngEncoder, libvipsPng } from '../png-strips.ts';
 import { captureRgb, drawCursor, type RgbFrame } from './screen-capture.ts';
 import type { X11Connection } from './x11-connection.ts';
 
 const DEFAULT_JPEG_QUALITY = 80;
-/** zlib level of screenshots: the fastest (see above). */
-const PNG_LEVEL = 1;
 
 /** Each screen's strip encoder, by its X11 connection (a new connection starts afresh). */
 const stripEncoders = new WeakMap<X11Connection, StripPngEncoder>();
 
 function stripEncoderOf(conn: X11Connection): StripPngEncoder {
   let encoder = stripEncoders.get(conn);
-  if (!encoder) stripEncoders.set(conn, (encoder = new StripPngEncoder(wholePng)));
+  if (!encoder) stripEncoders.set(conn, (encoder = new StripPngEncoder(libvipsPng)));
   return encoder;
-}
-
-function wholePng(image: RgbImage): Promise<Buffer> {
-  const raw = { width: image.width, height: image.height, channels: 3 } as const;
-  return sharp(image.data, { raw }).png({ compressionLevel: PNG_LEVEL, adaptiveFiltering: false }).toBuffer();
 }
 
 export async function screenshot(conn: X11Connection, opts: ScreenshotOptions = {}): Promise<Buffer> {
@@ -57,7 +46,7 @@ async function encode(conn: X11Connection, frame: RgbFrame, opts: ScreenshotOpti
     // Without the second Huffman pass: 3× faster for ~3% more bytes.
     return image.jpeg({ quality: opts.quality ?? DEFAULT_JPEG_QUALITY, optimizeCoding: false }).toBuffer();
   }
-  return image.png({ compressionLevel: PNG_LEVEL, adaptiveFiltering: false }).toBuffer();
+  return image.png(PNG_OPTIONS).toBuffer();
 }
 
 export function displayInfo(conn: X11Connection): DisplayInfo {

@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { DriverError, type MouseButton, type ScreenshotOptions, type ScrollDirection } from '../driver.ts';
 import { checkPoint, checkScrollAmount, checkTypeDelay } from '../input-checks.ts';
 import { chordFor, keysymsForText, parseHotkey, type Chord } from '../linux/keys.ts';
-import { StripPngEncoder, type RgbImage } from '../png-strips.ts';
+import { PNG_OPTIONS, StripPngEncoder, libvipsPng } from '../png-strips.ts';
 import { checkScreenshotOptions } from '../screenshot-options.ts';
 import { RfbClient, type CursorShape } from './rfb-client.ts';
 
@@ -18,15 +18,6 @@ const BUTTON: Partial<Record<MouseButton, number>> = { left: 1, middle: 2, right
 const WHEEL: Record<ScrollDirection, number> = { up: 8, down: 16, left: 32, right: 64 };
 const DEFAULT_JPEG_QUALITY = 80;
 
-/** A whole RFB frame (R, G, B, padding) as PNG by libvips: the strip encoder's new screens. */
-function wholePng(image: RgbImage): Promise<Buffer> {
-  const raw = { width: image.width, height: image.height, channels: image.channels ?? 3 } as const;
-  return sharp(image.data, { raw })
-    .removeAlpha()
-    .png({ compressionLevel: 1, adaptiveFiltering: false })
-    .toBuffer();
-}
-
 export class ScreenInput {
   readonly #open: () => Promise<{ stream: Duplex; password: string }>;
   #session: Promise<RfbClient> | undefined;
@@ -34,7 +25,7 @@ export class ScreenInput {
   /** Buttons held down by button() (a move keeps them held, as RFB sends the whole mask each time). */
   #held = 0;
   /** Whole-screen PNGs: only the strips that changed since the last one are compressed. */
-  readonly #png = new StripPngEncoder(wholePng);
+  readonly #png = new StripPngEncoder(libvipsPng);
 
   constructor(open: () => Promise<{ stream: Duplex; password: string }>) {
     this.#open = open;
@@ -81,7 +72,7 @@ export class ScreenInput {
     if (opts.format === 'jpeg') {
       return image.jpeg({ quality: opts.quality ?? DEFAULT_JPEG_QUALITY, optimizeCoding: false }).toBuffer();
     }
-    return image.png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer();
+    return image.png(PNG_OPTIONS).toBuffer();
   }
 
   async move(x: number, y: number): Promise<void> {
