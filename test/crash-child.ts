@@ -178,12 +178,30 @@ async function storm(store: SqliteStore): Promise<never> {
   return Promise.race(Array.from({ length: 6 }, worker));
 }
 
+/** Every controller idle, or an error naming the queues that still had work at `deadline`. */
+async function idleBefore(op: RunningOperator, deadline: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>(
+    (resolve) => (timer = setTimeout(() => resolve('late'), deadline - Date.now())),
+  );
+  const idle = Promise.all(Object.values(op.controllers).map((c) => c.queue.whenIdle()));
+  const outcome = await Promise.race([idle, late]);
+  clearTimeout(timer);
+  if (outcome !== 'late') return;
+  const busy = Object.values(op.controllers).map(
+    (c) =>
+      `${c.name}: ${c.queue.length} queued, ${c.queue.running} running, ${c.queue.coalescing} coalescing`,
+  );
+  throw new Error(`the controllers never went idle: ${busy.join('; ')}`);
+}
+
 /** Waits until no controller has work and the store's version stopped moving. */
 async function settle(store: SqliteStore, op: RunningOperator): Promise<void> {
   let last = '';
   let same = 0;
+  const deadline = Date.now() + 60_000;
   await until(async () => {
-    await Promise.all(Object.values(op.controllers).map((c) => c.queue.whenIdle()));
+    await idleBefore(op, deadline);
     const rv = (await store.list('Rate')).resourceVersion;
     same = rv === last ? same + 1 : 0;
     last = rv;

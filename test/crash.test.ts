@@ -37,14 +37,30 @@ afterAll(async () => {
 });
 
 /** Runs the child; `onLine` sees each stdout line; resolves with its exit once it ends. */
+/**
+ * A child that has not said READY this long after its start is stuck at start: ended by SIGTERM (not
+ * the rounds' SIGKILL, so a round's expectation fails) and said so.
+ */
+const READY_WITHIN_MS = 60_000;
+
 function runChild(mode: 'storm' | 'check', onLine: (line: string, kill: () => void) => void) {
   const child = spawn(NODE, [CHILD, dir, mode], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
   const kill = () => child.kill('SIGKILL');
-  createInterface({ input: child.stdout }).on('line', (line) => onLine(line, kill));
+  const stuck = setTimeout(() => {
+    stderr += `\n(the test: no READY within ${READY_WITHIN_MS} ms; terminated)`;
+    child.kill('SIGTERM');
+  }, READY_WITHIN_MS);
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    if (line === 'READY') clearTimeout(stuck);
+    onLine(line, kill);
+  });
   return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal, stderr })),
+    child.on('exit', (code, signal) => {
+      clearTimeout(stuck);
+      resolve({ code, signal, stderr });
+    }),
   );
 }
 

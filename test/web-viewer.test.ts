@@ -31,7 +31,7 @@ let sb: string;
 let clockShiftMs = 0;
 const shiftedClock: Clock = {
   now: () => Date.now() + clockShiftMs,
-  setTimer: (delayMs, fn) => systemClock.setTimer(delayMs, fn),
+  setTimer: (delayMs, fn, opts) => systemClock.setTimer(delayMs, fn, opts),
 };
 
 interface Reply {

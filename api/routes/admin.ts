@@ -27,6 +27,16 @@ function sandboxKey(vm: VM): string | undefined {
   return vm.spec.sandbox ?? vm.status?.sandbox;
 }
 
+/**
+ * The slot's status: its phase's, except that a claimed VM is `occupied` from the claim on (the pool
+ * marks it so in its next pass, which follows a burst of claims instead of running inside it).
+ */
+function slotStatus(vm: VM) {
+  const phase = vm.status?.phase;
+  if (vm.spec.sandbox !== undefined && (phase === 'warm' || phase === 'stopped')) return 'occupied';
+  return phase ? SLOT_STATUS[phase] : 'cloning';
+}
+
 function slotInfo(vm: VM, minis: Map<string, Mini>, sandboxes: Map<string, Sandbox>) {
   const phase = vm.status?.phase;
   const key = sandboxKey(vm);
@@ -36,7 +46,7 @@ function slotInfo(vm: VM, minis: Map<string, Mini>, sandboxes: Map<string, Sandb
     mac_mini_ip: minis.get(vm.spec.mini)?.spec.address ?? '',
     vm_name: vm.status?.vmName ?? vm.metadata.name,
     vm_ip: vm.status?.vmIp ?? '',
-    status: phase ? SLOT_STATUS[phase] : ('cloning' as const),
+    status: slotStatus(vm),
     sandbox_id: (key ?? '').split('/').pop() ?? '',
     last_active: lastActive ?? '',
     phase: phase ?? ('unknown' as const),

@@ -4,6 +4,7 @@
 import type { Sandbox, VM } from '../../crds/index.ts';
 import { Finalizers, SANDBOX_FAILURES } from '../conditions.ts';
 import type { OperatorContext } from '../context.ts';
+import { BOOT_ANNOTATION } from '../sandbox/place.ts';
 import { releaseVm } from '../sandbox/release.ts';
 import type { HostView } from './host-view.ts';
 import { bootedCondition, vmPhase, writeVmStatus } from './vm-status.ts';
@@ -46,7 +47,8 @@ export async function collectGarbage(ctx: OperatorContext, live: VM[], view: Hos
  * VMs the store has but the host lost (a host restart, a VM removed by hand, its process killed): an
  * unclaimed one is cloned again, a claimed one goes down and its sandbox fails with `vm_lost`. A VM
  * the host still has on disk but no longer runs is lost too when it should run: a warm one, or one
- * booted for its claim (a Mac that rebooted keeps its VMs, stopped).
+ * booted for its claim (a Mac that rebooted keeps its VMs, stopped). A warm claim counts as booted
+ * from the claim on, marked by the pool or not yet: its sandbox already runs on it.
  */
 export async function noticeLostVms(ctx: OperatorContext, live: VM[], view: HostView): Promise<VM[]> {
   const out: VM[] = [];
@@ -63,7 +65,24 @@ export async function noticeLostVms(ctx: OperatorContext, live: VM[], view: Host
     }
     const claimed = vm.spec.sandbox !== undefined || phase === 'occupied';
     const booted = vm.status?.sandbox !== undefined;
-    if (claimed && (booted || phase === 'occupied')) {
+    if (claimed && !booted && isWarmClaim(vm)) {
+      // Its sandbox already runs on it (a warm claim is running from the claim on); the pool had
+      // not marked it occupied yet. Marked now, and lost: the sandbox fails, nothing is re-cloned
+      // under it.
+      const marked: VM = {
+        ...vm,
+        status: { ...vm.status, phase: 'occupied', sandbox: vm.spec.sandbox! }, // warm --claim-->
+      };
+      out.push(
+        await writeVmStatus(
+          ctx,
+          marked,
+          'lost',
+          { ...marked.status, vmName: vm.metadata.name },
+          bootedCondition('False', 'vm_lost', SANDBOX_FAILURES.vm_lost.summary),
+        ),
+      );
+    } else if (claimed && (booted || phase === 'occupied')) {
       out.push(
         await writeVmStatus(
           ctx,
@@ -80,6 +99,15 @@ export async function noticeLostVms(ctx: OperatorContext, live: VM[], view: Host
     }
   }
   return out;
+}
+
+/** A warm VM claimed as it runs: its sandbox runs on it from the claim on, before the pool marks it. */
+function isWarmClaim(vm: VM): boolean {
+  return (
+    vm.spec.sandbox !== undefined &&
+    vm.status?.phase === 'warm' &&
+    vm.metadata.annotations?.[BOOT_ANNOTATION] === 'warm'
+  );
 }
 
 /**

@@ -8,16 +8,22 @@ export interface Timer {
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
-  /** Calls `fn` once, `delayMs` from now (a negative delay means as soon as possible). */
-  setTimer(delayMs: number, fn: () => void): Timer;
+  /**
+   * Calls `fn` once, `delayMs` from now (a negative delay means as soon as possible). `keepAlive`:
+   * the timer keeps the process alive until it fires (wall clock only).
+   */
+  setTimer(delayMs: number, fn: () => void, opts?: { keepAlive?: boolean }): Timer;
 }
 
-/** The wall clock. Timers are unref'd: a pending requeue never keeps a process alive by itself. */
+/**
+ * The wall clock. Timers are unref'd unless asked to keep the process alive: a pending requeue
+ * (possibly hours away) never keeps a process alive by itself.
+ */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimer(delayMs, fn) {
+  setTimer(delayMs, fn, opts) {
     const handle = setTimeout(fn, Math.max(0, delayMs));
-    handle.unref();
+    if (!opts?.keepAlive) handle.unref();
     return { cancel: () => clearTimeout(handle) };
   },
 };

@@ -137,6 +137,39 @@ describe('Controller', () => {
     accounts.stop();
   });
 
+  it('queues the keys of a coalesced watch once, when the window after the first change closes', async () => {
+    const accounts = new Informer<Account>({ store: t.store, kind: 'Account' });
+    const keys = new Informer<ApiKey>({ store: t.store, kind: 'ApiKey' });
+    const real = new FakeClock();
+    const calls: string[] = [];
+    const controller = new Controller({
+      name: 'coalesced',
+      for: accounts as never,
+      watches: [{ informer: keys as never, map: (k) => [(k as ApiKey).spec.account ?? ''], coalesceMs: 250 }],
+      backoffClock: real,
+      reconcile: async (name) => {
+        calls.push(name);
+      },
+    });
+    await t.store.create(account('a'));
+    await controller.start();
+    await waitFor(() => calls.length === 1, 'the add of a');
+    await controller.queue.whenIdle();
+    let last;
+    for (let i = 0; i < 5; i++) last = await t.store.create(key(`k-${i}`, 'a'));
+    await keys.waitForResourceVersion(last!.metadata.resourceVersion);
+    expect(controller.queue.coalescing).toBe(1);
+    expect(controller.queue.length + controller.queue.running).toBe(0);
+    expect(calls).toEqual(['a']); // five changes seen, none run yet
+    real.advance(250);
+    await waitFor(() => calls.length === 2, 'one reconcile for the five keys');
+    await controller.queue.whenIdle();
+    expect(calls).toEqual(['a', 'a']);
+    await controller.stop();
+    accounts.stop();
+    keys.stop();
+  });
+
   it('retries after a write conflict with exponential backoff on the injected clock', async () => {
     const clock = new FakeClock();
     const accounts = new Informer<Account>({ store: t.store, kind: 'Account' });

@@ -17,6 +17,12 @@ export interface WatchSpec {
   informer: Informer;
   /** Keys of the primary objects a change of this object concerns. */
   map: (obj: AnyResource) => string[];
+  /**
+   * Queue the keys this long after the first change of a series instead of at once
+   * (`WorkQueue.addCoalesced`): for a reconcile that is costly and not on any request's path, which
+   * a burst of changes would otherwise run once per change, in the middle of the burst.
+   */
+  coalesceMs?: number;
 }
 
 export interface ControllerOptions {
@@ -72,10 +78,11 @@ export class Controller {
       onDelete: (obj) => this.enqueue(keyOf(obj.metadata)),
     });
     for (const w of watches) {
+      const enqueue = (keys: Iterable<string>) => this.#enqueueAll(keys, w.coalesceMs);
       w.informer.addEventHandler({
-        onAdd: (obj) => this.#enqueueAll(w.map(obj)),
-        onUpdate: (old, obj) => this.#enqueueAll(new Set([...w.map(old), ...w.map(obj)])),
-        onDelete: (obj) => this.#enqueueAll(w.map(obj)),
+        onAdd: (obj) => enqueue(w.map(obj)),
+        onUpdate: (old, obj) => enqueue(new Set([...w.map(old), ...w.map(obj)])),
+        onDelete: (obj) => enqueue(w.map(obj)),
       });
     }
     await Promise.all([primary.start(), ...watches.map((w) => w.informer.start())]);
@@ -91,8 +98,11 @@ export class Controller {
     return this.queue.shutdown();
   }
 
-  #enqueueAll(keys: Iterable<string>): void {
-    for (const key of keys) this.queue.add(key);
+  #enqueueAll(keys: Iterable<string>, coalesceMs: number | undefined): void {
+    for (const key of keys) {
+      if (coalesceMs === undefined) this.queue.add(key);
+      else this.queue.addCoalesced(key, coalesceMs);
+    }
   }
 }
 

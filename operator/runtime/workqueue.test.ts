@@ -13,6 +13,20 @@ function gate() {
 
 const until = (pred: () => boolean) => waitFor(pred, 'the queue to reach the state', 5_000);
 
+/** A queue that counts its runs, with its backoff (real-time) clock in the test's hands. */
+function countingQueue() {
+  const real = new FakeClock();
+  let count = 0;
+  const q = new WorkQueue({
+    name: 't',
+    backoffClock: real,
+    process: async () => {
+      count++;
+    },
+  });
+  return { real, q, runs: () => count };
+}
+
 describe('WorkQueue', () => {
   it('processes a key added many times while waiting only once', async () => {
     const seen: string[] = [];
@@ -198,6 +212,87 @@ describe('WorkQueue', () => {
     clock.advance(10_000);
     await q.whenIdle();
     expect(runs).toBe(1);
+  });
+
+  it('coalesces a series of changes into one run when the window closes, on the backoff clock', async () => {
+    const business = new FakeClock();
+    const real = new FakeClock();
+    const runs: number[] = [];
+    const q = new WorkQueue({
+      name: 't',
+      clock: business,
+      backoffClock: real,
+      process: async () => {
+        runs.push(real.now());
+      },
+    });
+    const t0 = real.now();
+    q.addCoalesced('k', 250);
+    real.advance(100);
+    q.addCoalesced('k', 250); // inside the window: no new timer, no earlier run
+    business.advance(10_000); // the window is real time: business time does not close it
+    let idle = false;
+    void q.whenIdle().then(() => (idle = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(runs).toEqual([]);
+    expect(q.coalescing).toBe(1);
+    expect(real.pendingTimers()).toBe(1);
+    expect(idle).toBe(false); // a change not acted on yet is work: not idle
+    real.advance(150);
+    await until(() => idle);
+    expect(runs).toEqual([t0 + 250]);
+    expect(q.coalescing).toBe(0);
+    // A later change opens a new window.
+    q.addCoalesced('k', 250);
+    real.advance(250);
+    await until(() => runs.length === 2);
+    expect(runs[1]).toBe(t0 + 500);
+  });
+
+  it('closes a coalescing window when the key runs for another reason inside it', async () => {
+    const { real, q, runs } = countingQueue();
+    q.addCoalesced('k', 250);
+    q.add('k'); // e.g. a direct request: this run reads every change so far
+    await until(() => runs() === 1);
+    await q.whenIdle();
+    expect(real.pendingTimers()).toBe(0);
+    real.advance(1_000);
+    await q.whenIdle();
+    expect(runs()).toBe(1);
+  });
+
+  it('keeps a requeue delay and a coalescing window of one key apart', async () => {
+    const business = new FakeClock();
+    const real = new FakeClock();
+    let runs = 0;
+    const q = new WorkQueue({
+      name: 't',
+      clock: business,
+      backoffClock: real,
+      process: async () => {
+        runs++;
+        return runs === 1 ? { requeueAfterMs: 3_600_000 } : undefined;
+      },
+    });
+    q.add('k');
+    await until(() => runs === 1 && q.delayed === 1);
+    // A change after the run: its window must not replace the hour-long requeue, nor be replaced.
+    q.addCoalesced('k', 250);
+    real.advance(250);
+    await until(() => runs === 2);
+    expect(q.delayed).toBe(1);
+    business.advance(3_600_000);
+    await until(() => runs === 3);
+  });
+
+  it('drops open coalescing windows at shutdown', async () => {
+    const { real, q, runs } = countingQueue();
+    q.addCoalesced('k', 250);
+    await q.shutdown();
+    real.advance(1_000);
+    q.addCoalesced('j', 250);
+    expect(real.pendingTimers()).toBe(0);
+    expect(runs()).toBe(0);
   });
 
   it('runs at most `concurrency` keys at once', async () => {

@@ -113,6 +113,8 @@ export class WorkQueue {
   readonly #processing = new Set<string>();
   readonly #failures = new Map<string, number>();
   readonly #delayed = new Map<string, { at: number; timer: Timer; clock: Clock }>();
+  /** Keys `addCoalesced` will queue when their window closes (kept apart from requeue delays). */
+  readonly #coalescing = new Map<string, Timer>();
   readonly #inFlight = new Set<Promise<void>>();
   #shuttingDown = false;
   #paused: boolean;
@@ -128,6 +130,11 @@ export class WorkQueue {
     this.#log = (opts.logger ?? silentLogger).child({ queue: opts.name });
     this.#paused = opts.paused ?? false;
     this.#observer = opts.observer;
+  }
+
+  /** Holds keys without starting runs (runs in flight finish) until `resume()`. */
+  pause(): void {
+    this.#paused = true;
   }
 
   /** Starts processing the keys held while paused. */
@@ -166,6 +173,28 @@ export class WorkQueue {
     this.#delayed.set(key, { at, timer, clock });
   }
 
+  /**
+   * Queues a key `windowMs` (real time: the backoff clock) after the first of a series of calls, so
+   * a burst of changes that concern one key shares one run. A run of the key that starts inside the
+   * window covers the series (it reads the caches after every change so far), so the window closes
+   * with it. Requeue delays are not touched: this is a separate timer.
+   */
+  addCoalesced(key: string, windowMs: number): void {
+    if (this.#shuttingDown || this.#coalescing.has(key)) return;
+    if (windowMs <= 0) return this.add(key);
+    // Kept alive, unlike requeues: a change not acted on yet is work that `whenIdle` waits for.
+    const timer = this.#backoffClock.setTimer(
+      windowMs,
+      () => {
+        if (this.#coalescing.get(key) !== timer) return;
+        this.#coalescing.delete(key);
+        this.add(key);
+      },
+      { keepAlive: true },
+    );
+    this.#coalescing.set(key, timer);
+  }
+
   /** Queues a key after its backoff delay, and counts the failure. */
   addRateLimited(key: string): void {
     const failures = (this.#failures.get(key) ?? 0) + 1;
@@ -197,9 +226,17 @@ export class WorkQueue {
     return this.#delayed.size;
   }
 
-  /** Resolves when nothing is queued or running (delayed keys may remain). */
+  /** Keys in an open coalescing window (`addCoalesced`). */
+  get coalescing(): number {
+    return this.#coalescing.size;
+  }
+
+  /**
+   * Resolves when nothing is queued, running or in a coalescing window (a change not acted on yet);
+   * delayed keys (requeues, retries) may remain.
+   */
   whenIdle(): Promise<void> {
-    if ((this.#fifo.length === 0 || this.#paused) && this.#processing.size === 0) return Promise.resolve();
+    if (this.#idle()) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
@@ -214,6 +251,8 @@ export class WorkQueue {
     this.#dirty.clear();
     for (const { timer } of this.#delayed.values()) timer.cancel();
     this.#delayed.clear();
+    for (const timer of this.#coalescing.values()) timer.cancel();
+    this.#coalescing.clear();
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
     this.#notifyIdle();
   }
@@ -238,6 +277,11 @@ export class WorkQueue {
       }
       this.#dirty.delete(key);
       this.#processing.add(key);
+      const window = this.#coalescing.get(key);
+      if (window) {
+        window.cancel();
+        this.#coalescing.delete(key);
+      }
       const run = this.#run(key).finally(() => {
         this.#inFlight.delete(run);
         this.#processing.delete(key);
@@ -276,8 +320,13 @@ export class WorkQueue {
     }
   }
 
+  #idle(): boolean {
+    const waiting = this.#paused ? 0 : this.#fifo.length + this.#coalescing.size;
+    return waiting === 0 && this.#processing.size === 0;
+  }
+
   #notifyIdle(): void {
-    if (this.#fifo.length > 0 || this.#processing.size > 0) return;
+    if (!this.#idle()) return;
     const waiters = this.#idleWaiters;
     this.#idleWaiters = [];
     for (const w of waiters) w();
