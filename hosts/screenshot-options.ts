@@ -53,3 +53,8 @@ export function checkScreenshotOptions(opts: ScreenshotOptions, screen: ScreenSi
   }
   if (opts.region !== undefined) checkRegion(opts.region, screen);
 }
+
+/** A whole screen at full size as PNG: what each screen's strip encoder (png-strips.ts) encodes. */
+export function isWholeScreenPng(opts: ScreenshotOptions): boolean {
+  return opts.format !== 'jpeg' && !opts.region && (opts.scale ?? 1) >= 1;
+}

@@ -36,13 +36,13 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Runs the child; `onLine` sees each stdout line; resolves with its exit once it ends. */
 /**
  * A child that has not said READY this long after its start is stuck at start: ended by SIGTERM (not
  * the rounds' SIGKILL, so a round's expectation fails) and said so.
  */
 const READY_WITHIN_MS = 60_000;
 
+/** Runs the child; `onLine` sees each stdout line; resolves with its exit once it ends. */
 function runChild(mode: 'storm' | 'check', onLine: (line: string, kill: () => void) => void) {
   const child = spawn(NODE, [CHILD, dir, mode], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';

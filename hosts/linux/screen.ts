@@ -4,7 +4,7 @@
 // else: PNG with png-strips.ts's settings, JPEG at the asked quality, resized for `scale`.
 import sharp from 'sharp';
 import type { DisplayInfo, ScreenshotOptions } from '../driver.ts';
-import { checkScreenshotOptions } from '../screenshot-options.ts';
+import { checkScreenshotOptions, isWholeScreenPng } from '../screenshot-options.ts';
 import { PNG_OPTIONS, StripPngEncoder, libvipsPng } from '../png-strips.ts';
 import { captureRgb, drawCursor, type RgbFrame } from './screen-capture.ts';
 import type { X11Connection } from './x11-connection.ts';
@@ -32,8 +32,8 @@ export async function screenshot(conn: X11Connection, opts: ScreenshotOptions = 
 
 async function encode(conn: X11Connection, frame: RgbFrame, opts: ScreenshotOptions): Promise<Buffer> {
   if (opts.showCursor) await drawCursor(conn, frame, { x: opts.region?.x ?? 0, y: opts.region?.y ?? 0 });
+  if (isWholeScreenPng(opts)) return stripEncoderOf(conn).encode(frame);
   const scale = opts.scale ?? 1;
-  if (opts.format !== 'jpeg' && !opts.region && scale >= 1) return stripEncoderOf(conn).encode(frame);
   let image = sharp(frame.data, { raw: { width: frame.width, height: frame.height, channels: 3 } });
   if (scale < 1) {
     image = image.resize(

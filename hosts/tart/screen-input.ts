@@ -10,7 +10,7 @@ import { DriverError, type MouseButton, type ScreenshotOptions, type ScrollDirec
 import { checkPoint, checkScrollAmount, checkTypeDelay } from '../input-checks.ts';
 import { chordFor, keysymsForText, parseHotkey, type Chord } from '../linux/keys.ts';
 import { PNG_OPTIONS, StripPngEncoder, libvipsPng } from '../png-strips.ts';
-import { checkScreenshotOptions } from '../screenshot-options.ts';
+import { checkScreenshotOptions, isWholeScreenPng } from '../screenshot-options.ts';
 import { RfbClient, type CursorShape } from './rfb-client.ts';
 
 /** RFB's mask has no bits for the side buttons (X buttons 8 and 9): `back`/`forward` are refused. */
@@ -55,8 +55,8 @@ export class ScreenInput {
     const frame = await c.capture();
     if (opts.showCursor && c.cursor) drawCursor(frame, c.cursor, this.#pos);
     const r = opts.region;
+    if (isWholeScreenPng(opts)) return this.#png.encode({ ...frame, channels: 4 });
     const scale = opts.scale ?? 1;
-    if (opts.format !== 'jpeg' && !r && scale >= 1) return this.#png.encode({ ...frame, channels: 4 });
     let image = sharp(frame.data, { raw: { width: frame.width, height: frame.height, channels: 4 } });
     if (r) image = image.extract({ left: r.x, top: r.y, width: r.width, height: r.height });
     // The pixels' fourth byte is padding: a PNG without alpha, as the other drivers make.

@@ -64,31 +64,20 @@ export async function noticeLostVms(ctx: OperatorContext, live: VM[], view: Host
       continue;
     }
     const claimed = vm.spec.sandbox !== undefined || phase === 'occupied';
-    const booted = vm.status?.sandbox !== undefined;
-    if (claimed && !booted && isWarmClaim(vm)) {
-      // Its sandbox already runs on it (a warm claim is running from the claim on); the pool had
-      // not marked it occupied yet. Marked now, and lost: the sandbox fails, nothing is re-cloned
-      // under it.
-      const marked: VM = {
-        ...vm,
-        status: { ...vm.status, phase: 'occupied', sandbox: vm.spec.sandbox! }, // warm --claim-->
-      };
+    // A warm claim is booted from the claim on: its sandbox already runs on it.
+    const warmClaim = isWarmClaim(vm);
+    const booted = vm.status?.sandbox !== undefined || warmClaim;
+    if (claimed && (booted || phase === 'occupied')) {
+      // A warm claim the pool has not marked yet is marked occupied now (warm --claim-->), then lost.
+      const current: VM = warmClaim
+        ? { ...vm, status: { ...vm.status, phase: 'occupied', sandbox: vm.spec.sandbox! } }
+        : vm;
       out.push(
         await writeVmStatus(
           ctx,
-          marked,
+          current,
           'lost',
-          { ...marked.status, vmName: vm.metadata.name },
-          bootedCondition('False', 'vm_lost', SANDBOX_FAILURES.vm_lost.summary),
-        ),
-      );
-    } else if (claimed && (booted || phase === 'occupied')) {
-      out.push(
-        await writeVmStatus(
-          ctx,
-          vm,
-          'lost',
-          { ...vm.status },
+          { ...current.status },
           bootedCondition('False', 'vm_lost', SANDBOX_FAILURES.vm_lost.summary),
         ),
       );
