@@ -3,14 +3,13 @@
 // certificate for the loopback names (ECDSA P-256), kept in the data dir like the admin key, which
 // clients trust with `--certificate-authority DATA_DIR/admin-tls.crt`.
 //
-// The certificate is built by `@peculiar/x509` (ASN.1 and X.509 extensions) on WebCrypto keys.
+// The certificate is built by `@peculiar/x509` (ASN.1 and X.509 extensions) on WebCrypto keys,
+// loaded only when a certificate is made (x509Library).
 import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
 import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-// @peculiar/x509 2.x resolves its parts through tsyringe, which needs this polyfill loaded first.
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
 
 export const TLS_CERT_FILE = 'admin-tls.crt';
 export const TLS_KEY_FILE = 'admin-tls.key';
@@ -132,7 +131,8 @@ export async function selfSignedCertificate(
   ips: string[],
   now = new Date(),
 ): Promise<TlsMaterial> {
-  const altNames: x509.JsonGeneralName[] = [
+  const x509 = await x509Library();
+  const altNames: X509.JsonGeneralName[] = [
     ...dnsNames.map((value) => ({ type: 'dns' as const, value: dnsName(value) })),
     ...ips.map((value) => ({ type: 'ip' as const, value: canonicalIp(value) })),
   ];
@@ -164,6 +164,16 @@ export async function selfSignedCertificate(
   new X509Certificate(pem); // parses what was built, or throws here rather than in a client
   const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
   return { cert: `${pem}\n`, key: pemBlock('PRIVATE KEY', pkcs8) };
+}
+
+/**
+ * `@peculiar/x509`, loaded on first use: with its ASN.1 schemas it is some 200 modules (about 4 MB
+ * of the heap) that a server starting on the certificate it already has never runs.
+ */
+async function x509Library(): Promise<typeof X509> {
+  // @peculiar/x509 2.x resolves its parts through tsyringe, which needs this polyfill loaded first.
+  await import('reflect-metadata');
+  return import('@peculiar/x509');
 }
 
 /**

@@ -1,18 +1,21 @@
 // The burst of bench/api.ts: 100 creates sent at once through the API to a reservation of 50 sim
-// Macs (split: 100 warm VMs), as `sandbay server` runs them (operator and API in one process, the
-// API reading the operator's informers). Labs start rollouts in bursts; each create's latency is
-// taken as its client sees it.
+// Macs (split: 100 warm VMs), on the server `sandbay server --host-driver sim` runs: startServer, as
+// the CLI calls it (operator and both listeners in one process, the store at its default
+// durability, request logs written to a file). Labs start rollouts in bursts; each create's latency
+// is taken as its client sees it. The process loads nothing of the test suite (vitest and its
+// chunks are megabytes of heap the server does not carry).
 //
 //   node bench/api-burst.ts        (under a minute; also `node bench/api.ts --only burst`)
-import { loadavg } from 'node:os';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { AddressInfo } from 'node:net';
-import { API_VERSION, type Mini } from '../crds/index.ts';
-import { buildCustomerApp } from '../api/app.ts';
-import { createSimDriver } from '../hosts/sim/index.ts';
-import { startOperator } from '../operator/index.ts';
-import { openStore, seedAccount, tempDir, waitFor } from '../test/api-harness.ts';
+import { API_VERSION, type Mini, type VM } from '../crds/index.ts';
+import { createLogger } from '../api/logger.ts';
+import { startServer } from '../api/server.ts';
+import { seedAccount } from '../test/support/accounts.ts';
+import { waitFor } from '../test/support/wait.ts';
 
 export interface BurstResult {
   single: number[];
@@ -62,34 +65,29 @@ async function burstClient(url: string, headers: Record<string, string>) {
       worker.postMessage(count);
       return results;
     },
+    /** Closes the last burst's connections (kept alive until then, as the SDKs keep theirs). */
+    closeConnections(): Promise<'closed'> {
+      const closed = next<'closed'>();
+      worker.postMessage('close');
+      return closed;
+    },
     close: () => worker.terminate(),
   };
 }
 
 export async function benchBurst(macs = 50, creates = 100, rounds = 3): Promise<BurstResult> {
-  const tmp = await tempDir('sandbay-bench-burst-');
-  const store = await openStore(tmp.dir);
-  const sim = createSimDriver();
-  const operator = await startOperator({
-    store,
-    drivers: { sim },
-    blobDir: path.join(tmp.dir, 'blobs'),
-    localMini: false,
+  const dir = await mkdtemp(path.join(tmpdir(), 'sandbay-bench-burst-'));
+  const log = createWriteStream(path.join(dir, 'server.log'));
+  const server = await startServer({
+    dataDir: dir,
+    hostDriver: 'sim',
+    port: 0,
+    adminPort: 0,
+    logger: createLogger('info', false, log),
   });
-  const app = await buildCustomerApp({
-    store,
-    drivers: { sim },
-    bootId: 'bench',
-    environment: 'bench',
-    rateLimit: { max: 1e9, timeWindowMs: 60_000 },
-    informers: operator.informers,
-    operatorHooks: {
-      written: (kind, key) => kind === 'Sandbox' && operator.controllers.sandbox.enqueue(key),
-    },
-  });
+  const { store } = server;
   try {
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    const base = server.url;
     for (let i = 0; i < macs; i++) {
       await store.create<Mini>({
         apiVersion: API_VERSION,
@@ -111,16 +109,15 @@ export async function benchBurst(macs = 50, creates = 100, rounds = 3): Promise<
       const json = (await res.json()) as Record<string, unknown>;
       return { ms: performance.now() - t, status: res.status, json };
     };
-    await waitFor(
-      () => operator.informers.minis.list().filter((m) => m.status?.phase === 'available').length === macs,
-      'every Mac available',
-      120_000,
-    );
+    const available = async () =>
+      (await store.list<Mini>('Mini')).items.filter((m) => m.status?.phase === 'available').length;
+    await waitFor(async () => (await available()) === macs, 'every Mac available', 120_000);
     const r = await post('/v1/reservations', { hours: 24, mini_count: macs });
     if (r.status !== 201) throw new Error(`reservation: ${r.status} ${JSON.stringify(r.json)}`);
-    const warm = () =>
-      operator.informers.vms.list().filter((vm) => vm.status?.phase === 'warm' && !vm.spec.sandbox).length;
-    await waitFor(() => warm() >= macs * 2, `${macs * 2} warm VMs`, 180_000);
+    const warm = async () =>
+      (await store.list<VM>('VM')).items.filter((vm) => vm.status?.phase === 'warm' && !vm.spec.sandbox)
+        .length;
+    await waitFor(async () => (await warm()) >= macs * 2, `${macs * 2} warm VMs`, 180_000);
     // One create alone, for scale (then deleted; the pool refills before the burst).
     const single: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -128,7 +125,7 @@ export async function benchBurst(macs = 50, creates = 100, rounds = 3): Promise<
       if (one.status !== 201) throw new Error(`create: ${one.status} ${JSON.stringify(one.json)}`);
       single.push(one.ms);
       await fetch(`${base}/v1/sandboxes/${String(one.json.sandbox_id)}`, { method: 'DELETE', headers });
-      await waitFor(() => warm() >= macs * 2, 'the pool to refill', 60_000);
+      await waitFor(async () => (await warm()) >= macs * 2, 'the pool to refill', 60_000);
     }
     const rv = async () => Number((await store.list('Rate')).resourceVersion);
     const client = await burstClient(`${base}/v1/sandboxes`, headers);
@@ -140,13 +137,14 @@ export async function benchBurst(macs = 50, creates = 100, rounds = 3): Promise<
         await Promise.all(
           ids.map((id) => fetch(`${base}/v1/sandboxes/${id}`, { method: 'DELETE', headers })),
         );
-        await waitFor(() => warm() >= macs * 2, 'the pool to refill', 120_000);
+        await waitFor(async () => (await warm()) >= macs * 2, 'the pool to refill', 120_000);
       }
       const rv0 = await rv();
       const cpu0 = process.threadCpuUsage();
       const results = await client.burst(creates);
       const cpu = process.threadCpuUsage(cpu0);
       const writes = (await rv()) - rv0;
+      await client.closeConnections();
       const failed = results.filter((x) => x.status !== 201);
       if (failed.length > 0) throw new Error(`burst: ${failed.length} failed, e.g. ${failed[0]!.error}`);
       bursts.push({
@@ -160,11 +158,9 @@ export async function benchBurst(macs = 50, creates = 100, rounds = 3): Promise<
     await client.close();
     return { single, bursts };
   } finally {
-    await app.close();
-    await operator.stop();
-    await sim.close();
-    await store.close();
-    await tmp.cleanup();
+    await server.close();
+    await new Promise((resolve) => log.end(resolve));
+    await rm(dir, { recursive: true, force: true });
   }
 }
 

@@ -1,8 +1,6 @@
 // Which store a process uses: the embedded SQLite file in its data directory, or a Kubernetes API
 // server (a cluster, or another sandbay's admin listener) through the client-node backend.
 import { join } from 'node:path';
-import { loadKubeConfig } from './kube/config.ts';
-import { connectKubeStore } from './kube/kube-store.ts';
 import { openSqliteStore } from './sqlite-store.ts';
 import type { Store } from './store.ts';
 
@@ -28,6 +26,10 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     }
     return openSqliteStore({ file: join(opts.dataDir, DATABASE_FILE) });
   }
+  // Loaded for this choice only: @kubernetes/client-node is some 900 modules (and undici) that a
+  // process on the SQLite store never runs.
+  const { loadKubeConfig } = await import('./kube/config.ts');
+  const { connectKubeStore } = await import('./kube/kube-store.ts');
   return connectKubeStore(
     loadKubeConfig({
       ...(opts.kubeconfig !== undefined && { kubeconfig: opts.kubeconfig }),
