@@ -2,8 +2,9 @@
 // Macs (split: 100 warm VMs), on the server `sandbay server --host-driver sim` runs: startServer, as
 // the CLI calls it (operator and both listeners in one process, the store at its default
 // durability, request logs written to a file). Labs start rollouts in bursts; each create's latency
-// is taken as its client sees it. The process loads nothing of the test suite (vitest and its
-// chunks are megabytes of heap the server does not carry).
+// is taken as its client sees it. Run alone, the process loads nothing of the test suite (vitest
+// and its chunks are megabytes of heap the server does not carry); run from bench/api.ts, it holds
+// that script's imports too.
 //
 //   node bench/api-burst.ts        (under a minute; also `node bench/api.ts --only burst`)
 import { createWriteStream } from 'node:fs';
