@@ -8,14 +8,14 @@
 //
 //   node bench/api-burst.ts        (under a minute; also `node bench/api.ts --only burst`)
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { API_VERSION, type Mini, type VM } from '../crds/index.ts';
 import { createLogger } from '../api/logger.ts';
 import { startServer } from '../api/server.ts';
 import { seedAccount } from '../test/support/accounts.ts';
+import { tempDir } from '../test/support/temp-dir.ts';
 import { waitFor } from '../test/support/wait.ts';
 
 export interface BurstResult {
@@ -77,7 +77,7 @@ async function burstClient(url: string, headers: Record<string, string>) {
 }
 
 export async function benchBurst(macs = 50, creates = 100, rounds = 3): Promise<BurstResult> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'sandbay-bench-burst-'));
+  const { dir, cleanup } = await tempDir('sandbay-bench-burst-');
   const log = createWriteStream(path.join(dir, 'server.log'));
   const server = await startServer({
     dataDir: dir,
@@ -161,7 +161,7 @@ export async function benchBurst(macs = 50, creates = 100, rounds = 3): Promise<
   } finally {
     await server.close();
     await new Promise((resolve) => log.end(resolve));
-    await rm(dir, { recursive: true, force: true });
+    await cleanup();
   }
 }
 

@@ -1,8 +1,7 @@
 // Shared setup of the API tests: a real SQLite store in a temp dir, accounts with credit and keys
 // (written the way the admin CLI and the API write them: hashes only), and the customer app.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { API_VERSION, type Rate, type Reservation } from '../crds/index.ts';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite-store.ts';
@@ -13,19 +12,11 @@ import { createLinuxDriver, type LinuxDriver } from '../hosts/linux/index.ts';
 import { createBlobStore, type BlobStore } from '../operator/blob-store.ts';
 import { startOperator, type RunningOperator } from '../operator/index.ts';
 import { startSimFleet, type MiniDecl, type SimFleet } from './operator-fixtures.ts';
+import { tempDir, type TempDir } from './support/temp-dir.ts';
 
 export { seedAccount, seedKey } from './support/accounts.ts';
 export { waitFor } from './support/wait.ts';
-
-export interface TempDir {
-  dir: string;
-  cleanup(): Promise<void>;
-}
-
-export async function tempDir(prefix = 'sandbay-api-'): Promise<TempDir> {
-  const dir = await mkdtemp(path.join(tmpdir(), prefix));
-  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
-}
+export { tempDir, type TempDir };
 
 export async function openStore(dir: string): Promise<SqliteStore> {
   return openSqliteStore({ file: path.join(dir, 'store.db'), synchronous: 'NORMAL' });
