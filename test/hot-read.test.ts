@@ -165,7 +165,9 @@ describe('the hot read', () => {
     // Another account's key on the same connection is that account's: not its sandbox.
     expect((await get(c, path, key)).status).toBe(404);
     expect((await get(c, path, other)).status).toBe(404);
-    expect((await get(c, path, `${acme.slice(0, -1)}x`)).status).toBe(401);
+    // The last character changed to one it is not (a key may well end in any letter).
+    const wrong = acme.replace(/.$/, (ch) => (ch === 'x' ? 'y' : 'x'));
+    expect((await get(c, path, wrong)).status).toBe(401);
     expect((await get(c, path, acmeKey2)).status).toBe(200);
     expect((await get(c, path, acme)).status).toBe(200);
     // Through Fastify's auth hook too (the list route is never answered hot).
