@@ -15,6 +15,7 @@
 //
 // The sim's Macs live in memory, but real Macs outlive a crash of the control plane: the sim is
 // journaled to `sim-state.json` (test/support/journaled-sim.ts) and replayed on start.
+import { randomBytes } from 'node:crypto';
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -124,8 +125,10 @@ async function storm(store: SqliteStore): Promise<never> {
   const ready = (await store.list<Snapshot>('Snapshot')).items
     .filter((s) => s.status?.phase === 'ready' && !s.metadata.deletionTimestamp)
     .map((s) => s.metadata.name);
+  // Names unique across the run's children: a random run id (pids wrap, and may repeat), then a count.
+  const run = randomBytes(4).toString('hex');
   let seq = 0;
-  const id = () => `${process.pid.toString(16).padStart(8, '0')}${(++seq).toString(16).padStart(24, '0')}`;
+  const id = () => `${run}${(++seq).toString(16).padStart(24, '0')}`;
   const worker = async (): Promise<never> => {
     for (;;) {
       const dice = Math.random();

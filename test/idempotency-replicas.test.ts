@@ -4,10 +4,11 @@
 // SIGKILLed and its Lease lapses, replica 2 takes the key over and answers the sandbox replica 1's
 // attempt had created (the record carries its name), not a second one.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_VERSION, type IdempotencyRecord, type Mini, type Sandbox } from '../crds/index.ts';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite-store.ts';
@@ -15,7 +16,9 @@ import { seedAccount } from './support/accounts.ts';
 import { waitFor } from './support/wait.ts';
 
 const CLI = path.join(import.meta.dirname, '..', 'cli', 'bin.ts');
-const LEASE_SECONDS = 2;
+// Short, so the takeover below comes soon; long enough that a loaded machine's stall of replica 1
+// does not lapse it while the key is in flight there.
+const LEASE_SECONDS = 5;
 
 interface Proc {
   child: ChildProcess;
@@ -87,6 +90,45 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** Whether every thread of a process is stopped (SIGSTOP is delivered to each thread in turn). */
+async function stopped(pid: number): Promise<boolean> {
+  const tasks = await readdir(`/proc/${pid}/task`);
+  const states = await Promise.all(
+    // A thread gone since the listing runs no more: 'T' as well.
+    tasks.map(
+      async (t) =>
+        (await readFile(`/proc/${pid}/task/${t}/stat`, 'utf8').catch(() => ') T')).replace(/^.*\) /s, '')[0],
+    ),
+  );
+  return states.every((state) => state === 'T');
+}
+
+/**
+ * Freezes a process at a moment it holds no write lock on the store: frozen inside a write, it would
+ * hold every other process's writes for the whole busy timeout. Stopped at a bad moment, it is let
+ * go and stopped again.
+ */
+async function freezeOutsideWrites(proc: Proc): Promise<void> {
+  const probe = new DatabaseSync(path.join(dir, 'sandbay.db'), { timeout: 0 });
+  try {
+    for (;;) {
+      proc.child.kill('SIGSTOP');
+      await waitFor(() => stopped(proc.child.pid!), 'the process stopped');
+      try {
+        probe.exec('BEGIN IMMEDIATE');
+        probe.exec('ROLLBACK');
+        return;
+      } catch (err) {
+        if (!/locked|busy/i.test(String(err))) throw err;
+      }
+      proc.child.kill('SIGCONT');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  } finally {
+    probe.close();
+  }
+}
+
 async function post(url: string, key: string, body: unknown, idem?: string) {
   const res = await fetch(url, {
     method: 'POST',
@@ -146,7 +188,7 @@ describe('Idempotency-Key across two API processes', () => {
       );
 
       // The operator frozen: a create waits for it, in flight at replica 1.
-      operator.child.kill('SIGSTOP');
+      await freezeOutsideWrites(operator);
       // Its connection breaks when replica 1 dies below.
       const first = post(`${url1}/v1/sandboxes`, key, { cpu: 3 }, 'k-replicas').catch((err: unknown) => err);
       const record = await waitFor(async () => {
