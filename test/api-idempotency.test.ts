@@ -33,14 +33,18 @@ const sandboxesOf = async (ns: string) =>
     (x) => !x.metadata.deletionTimestamp,
   );
 
-/** Moves fake time until the request answers (a cold boot or an export waits on the clock). */
+/**
+ * Moves fake time until the request answers (a cold boot or an export waits on the clock). A second
+ * per turn: the real work between turns (store writes) must not fall so far behind that fake time
+ * reaches the create's 10-minute deadline, which takes 600 turns (over a second of real time).
+ */
 async function settle(
   pending: Promise<LightMyRequestResponse>,
-  step = 5_000,
+  step = 1_000,
 ): Promise<LightMyRequestResponse> {
   let done = false;
   void pending.finally(() => (done = true));
-  for (let i = 0; i < 400 && !done; i++) {
+  for (let i = 0; i < 2_000 && !done; i++) {
     clock.advance(step);
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setTimeout(resolve, 2));

@@ -80,7 +80,7 @@ describe('linux driver restart', () => {
     await waitUntil(
       'x11vnc of b gone',
       () => (liveUserPids(crashed.uidB).includes(crashed.b.vnc!) ? undefined : true),
-      2000,
+      30_000,
     );
     // A claim of ours that never got its VM record (a crash mid-create) must be swept.
     const slots = new SlotRegistry('/run/sandbay-linux');
@@ -105,12 +105,12 @@ describe('linux driver restart', () => {
     await waitUntil(
       'a stopped',
       async () => ((await host.listVms())[0]?.state === 'stopped' ? true : undefined),
-      5000,
+      30_000,
     );
     await waitUntil(
       'a has no processes',
       () => (liveUserPids(crashed.uidA).length === 0 ? true : undefined),
-      3000,
+      30_000,
     );
 
     // Both boot again from their kept disks.

@@ -49,7 +49,7 @@ describe('VM cgroups', () => {
       expect(cg.readLimits()).toEqual({ cpu: 1.5, memoryGiB: 2, pidsMax: 64 });
       const cmd = cg.wrap('sh', ['-c', 'sleep 30 & sleep 30 & wait']);
       const proc = await tracker.start(cmd.command, cmd.args);
-      await waitFor(() => cg.pids().length === 3, 'three processes in the cgroup', 3000);
+      await waitFor(() => cg.pids().length === 3, 'three processes in the cgroup');
       const members = cg.pids();
       expect(members).toContain(proc.pid);
       const { stdout } = await run('cat', [`/proc/${proc.pid}/cgroup`]);
