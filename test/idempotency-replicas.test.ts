@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_VERSION, type IdempotencyRecord, type Mini, type Sandbox } from '../crds/index.ts';
+import { DATABASE_FILE } from '../store/open-store.ts';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite-store.ts';
 import { seedAccount } from './support/accounts.ts';
 import { waitFor } from './support/wait.ts';
@@ -75,7 +76,7 @@ const api = (id: string) =>
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'sandbay-idem-replicas-'));
-  store = await openSqliteStore({ file: path.join(dir, 'sandbay.db') });
+  store = await openSqliteStore({ file: path.join(dir, DATABASE_FILE) });
 }, 60_000);
 
 afterAll(async () => {
@@ -93,14 +94,18 @@ afterAll(async () => {
 /** Whether every thread of a process is stopped (SIGSTOP is delivered to each thread in turn). */
 async function stopped(pid: number): Promise<boolean> {
   const tasks = await readdir(`/proc/${pid}/task`);
-  const states = await Promise.all(
-    // A thread gone since the listing runs no more: 'T' as well.
-    tasks.map(
-      async (t) =>
-        (await readFile(`/proc/${pid}/task/${t}/stat`, 'utf8').catch(() => ') T')).replace(/^.*\) /s, '')[0],
-    ),
-  );
+  const states = await Promise.all(tasks.map((tid) => threadState(pid, tid)));
   return states.every((state) => state === 'T');
+}
+
+/** A thread's state letter in /proc (after the command name's closing parenthesis). */
+async function threadState(pid: number, tid: string): Promise<string> {
+  try {
+    const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2]!;
+  } catch {
+    return 'T'; // gone since the listing: it runs no more
+  }
 }
 
 /**
@@ -109,7 +114,7 @@ async function stopped(pid: number): Promise<boolean> {
  * go and stopped again.
  */
 async function freezeOutsideWrites(proc: Proc): Promise<void> {
-  const probe = new DatabaseSync(path.join(dir, 'sandbay.db'), { timeout: 0 });
+  const probe = new DatabaseSync(path.join(dir, DATABASE_FILE), { timeout: 0 });
   try {
     for (;;) {
       proc.child.kill('SIGSTOP');

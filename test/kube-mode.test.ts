@@ -252,8 +252,8 @@ describe('kubernetes mode: 2 API and 2 operator processes on one store', () => {
       const leader = (await leaderOf())!;
       const victim = operators.find((o) => o.id === leader)!;
       const follower = operators.find((o) => o.id !== leader)!;
-      // The victim's renewal as last seen before it dies (a later one only makes the bound below
-      // tighter than what is checked).
+      // The victim's renewal as last seen before it dies (one in flight may land later: the bound
+      // below is then looser than the true one, never wrong).
       const lastRenewed = Date.parse((await store.get<Lease>(LEASE))!.spec!.renewTime!);
       victim.proc.child.kill('SIGKILL');
       await waitFor(async () => (await leaderOf()) === follower.id, 'the follower leads', 30_000);

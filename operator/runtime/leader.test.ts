@@ -108,8 +108,8 @@ describe('leader election over a Lease', () => {
     await waitFor(() => a.elector.isLeader, 'a leads');
     const b = replica(store, 'b');
     cutOff.cut(true);
-    // a's renewal as last seen once it is cut off (one in flight may land later: the bound below
-    // only gets looser than what is checked).
+    // a's renewal as last seen once it is cut off (one in flight may land later: the bound below is
+    // then looser than the true one, never wrong).
     const lastRenewed = Date.parse((await store.get<Lease>(LEASE))!.spec!.renewTime!);
     await waitFor(() => b.elector.isLeader, 'b leads', 10_000);
     expect(a.log.stopped).toHaveLength(1);
