@@ -7,6 +7,7 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyPluginAsync,
+  type FastifyRequest,
   type onRequestHookHandler,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -116,7 +117,11 @@ export interface CustomerAppOptions {
   version?: string;
   /** The operator's blob store: task screenshots and recordings (trajectory downloads). */
   blobs?: BlobStore;
-  /** On close, how long requests waiting on a reconciler may still finish. Default 30 s. */
+  /**
+   * On close, how long requests in flight may still finish (default 5 s). Then waits on reconcilers
+   * end with 503 `server_shutting_down` and every connection still open is cut: the requests on them
+   * are abandoned (`app.abandoned` lists them).
+   */
   shutdownGraceMs?: number;
   /** Live Idempotency-Keys per account (24 h each). Default 10 000. */
   idempotencyRecordsPerAccount?: number;
@@ -129,8 +134,10 @@ export interface CustomerAppOptions {
 
 export const DEFAULT_RATE_LIMIT: RateLimit = { max: 6000, timeWindowMs: 60_000 };
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
-export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
+export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
 const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000;
+/** After the grace, how long handlers have to answer their aborted waits before connections are cut. */
+const CUT_AFTER_ABORT_MS = 500;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -140,6 +147,8 @@ declare module 'fastify' {
     collections: Collections;
     /** The open VNC/SSH WebSocket sessions (one leaves once the server has ended it and freed its slot). */
     wsProxies: WebSocketProxies;
+    /** The requests a close cut off once its grace period was over (`METHOD url`), for its report. */
+    abandoned: string[];
   }
 }
 
@@ -310,9 +319,29 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   let grace: NodeJS.Timeout | undefined;
   let reapIdle: NodeJS.Timeout | undefined;
   const stopWaiting = () => shutdown.abort(new ApiError('server_shutting_down'));
+  // Requests in flight, so that a close that has to cut them off can say which.
+  const inFlight = new Set<FastifyRequest>();
+  app.decorate('abandoned', [] as string[]);
+  app.addHook('onRequest', (request, reply, done) => {
+    inFlight.add(request);
+    // The response's close: sent, or its connection gone (the request's own close comes once its body is read).
+    reply.raw.once('close', () => inFlight.delete(request));
+    done();
+  });
+  // The grace is over: waits on reconcilers answer 503 at once; a call still running on a VM (an
+  // exec of an hour, a VM that stopped answering) is cut off with its connection. The cut gives
+  // their handlers a moment to answer the waits first.
+  const endOfGrace = () => {
+    stopWaiting();
+    const cut = setTimeout(() => {
+      for (const r of inFlight) app.abandoned.push(`${r.method} ${r.url}`);
+      app.server.closeAllConnections();
+    }, CUT_AFTER_ABORT_MS);
+    cut.unref();
+  };
   app.addHook('preClose', async () => {
     sweeper.cancel();
-    grace = setTimeout(stopWaiting, opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
+    grace = setTimeout(endOfGrace, opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
     grace.unref();
     // A keep-alive connection whose request finishes during the close turns idle afterwards; the
     // listener closes idle connections only once, when the close starts: keep closing them.

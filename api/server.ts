@@ -85,6 +85,8 @@ export interface RunningServer {
   store: Store;
   /** Stops listening, stops the operator, closes the store. */
   close(): Promise<void>;
+  /** What the close has cut off (requests past their grace) or is still waiting on (`stopping …`). */
+  abandoned(): string[];
 }
 
 export const ADMIN_KEY_FILE = 'admin.key';
@@ -121,10 +123,21 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...(opts.context !== undefined && { context: opts.context }),
   });
   const withOperator = (opts.role ?? 'all') === 'all';
-  const closers: (() => Promise<void>)[] = [() => store.close()];
+  // Each closer with what it stops, so that a shutdown that runs out of time can say where it was.
+  const closers: [string, () => Promise<void>][] = [['the store', () => store.close()]];
+  let stopping: string | undefined;
+  let customer: FastifyInstance | undefined;
   const close = async () => {
-    for (const closer of closers.splice(0).reverse()) await closer();
+    for (const [what, closer] of closers.splice(0).reverse()) {
+      stopping = what;
+      await closer();
+    }
+    stopping = undefined;
   };
+  const abandoned = () => [
+    ...(customer?.abandoned ?? []),
+    ...(stopping === undefined ? [] : [`stopping ${stopping}`]),
+  ];
   try {
     const adminKeyFile = join(dataDir, ADMIN_KEY_FILE);
     await bootstrapAdminKey(store, adminKeyFile, logger);
@@ -134,7 +147,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       (msg) => logger.info({ driver: opts.hostDriver }, msg),
       { vmOutboundNat: opts.vmOutboundNat ?? false },
     );
-    closers.push(() => closeDrivers(drivers));
+    closers.push(['the host drivers (powering VMs off)', () => closeDrivers(drivers)]);
     // One registry for the admin /metrics: the API's and the operator's (controllers, fleet).
     const metrics = new ApiMetrics();
     const operator = withOperator
@@ -146,7 +159,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           metricsRegistry: metrics.registry,
         })
       : undefined;
-    if (operator) closers.push(() => operator.stop());
+    if (operator) closers.push(['the operator', () => operator.stop()]);
     const adminCaFile = join(dataDir, TLS_CERT_FILE);
     const tls = await ensureAdminTls(adminCaFile, join(dataDir, TLS_KEY_FILE), adminHost);
     const dashboard = await loadDashboard();
@@ -163,7 +176,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       host: adminHost,
       tls,
     });
-    closers.push(() => admin.close());
+    closers.push(['the admin listener', () => admin.close()]);
     const customerApp = await buildCustomerApp({
       store,
       drivers,
@@ -193,7 +206,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     await customerApp.register(dashboardPage(dashboard));
     // What a person who opens the server's address in a browser sees: what this is, where to go.
     await customerApp.register(frontPage);
-    closers.push(() => customerApp.close());
+    customer = customerApp;
+    closers.push(['the customer listener', () => customerApp.close()]);
     const url = await listen(customerApp, opts.port ?? 8080, host);
     const running = {
       url,
@@ -203,6 +217,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       adminCaFile,
       store,
       close,
+      abandoned,
     };
     logger.info(
       { url, adminUrl: running.adminUrl, adminKeyFile, adminCaFile, hostDriver: opts.hostDriver },

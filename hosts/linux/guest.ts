@@ -6,7 +6,6 @@
 // One LinuxGuest per VM is meant to live as long as the VM runs; close() releases its connections
 // (the lifecycle half calls it when the VM stops or is deleted). Both connections re-open by
 // themselves if the VM's Xvfb or sshd restarted in between.
-import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import {
   DriverError,
@@ -47,7 +46,7 @@ export class LinuxGuest implements Guest {
 
   constructor(vm: LinuxVmRuntime, opts: LinuxGuestOptions = {}) {
     this.#vm = vm;
-    this.#x = new X11Link(vm.display, vm.xSocket, vm.xauthority);
+    this.#x = new X11Link(vm.display, vm.xSocket, vm.xCookie);
     this.#ssh = new SshClient(() => vm.ssh);
     this.#files = new VmFiles(this.#ssh, vm.home);
     this.#recorder = new Recorder(
@@ -59,25 +58,27 @@ export class LinuxGuest implements Guest {
         dataDir: vm.dataDir,
         ...(vm.cgroupPath === undefined ? {} : { cgroupPath: vm.cgroupPath }),
         ...(vm.namespaces && {
-          vm: { uid: vm.uid, gid: vm.gid, namespacePid: vm.namespaces.pid, tmpDir: vm.namespaces.tmpDir },
+          vm: { uid: vm.uid, gid: vm.gid, namespaces: vm.namespaces, tmpDir: vm.namespaces.tmpDir },
         }),
       }),
       opts.recorder,
     );
   }
 
-  /** The desktop session's environment, given to every exec (so GUI programs open on the VM's screen). */
+  /**
+   * The desktop session's environment, given to every exec (so GUI programs open on the VM's
+   * screen). The bus is where the driver started it; its socket is not looked at from here (a path
+   * in the VM's runtime dir is the VM's to change).
+   */
   sessionEnv(): Record<string, string> {
     const vm = this.#vm;
-    const env: Record<string, string> = {
+    return {
       DISPLAY: vm.display,
       XAUTHORITY: vm.xauthority,
       XDG_RUNTIME_DIR: vm.runtimeDir,
+      DBUS_SESSION_BUS_ADDRESS: `unix:path=${vm.runtimeDir}/bus`,
       ...DESKTOP_ENV,
     };
-    const bus = `${vm.runtimeDir}/bus`;
-    if (existsSync(bus)) env.DBUS_SESSION_BUS_ADDRESS = `unix:path=${bus}`;
-    return env;
   }
 
   // ---- shell and files ----
@@ -234,6 +235,12 @@ export class LinuxGuest implements Guest {
 
   async lastActivity(): Promise<Date | undefined> {
     return this.#vm.lastActivity();
+  }
+
+  /** Closes the X11 and SSH connections: every call still waiting on them fails at once. */
+  abandon(): void {
+    this.#x.close();
+    this.#ssh.close();
   }
 
   /** Stops this VM's recordings and closes the X11 and SSH connections. Idempotent. */

@@ -24,6 +24,7 @@ import { generateSshKey } from './sshd.ts';
 import { liveUserPids } from './vm-user.ts';
 import { XProbe } from './x-probe.ts';
 import { holdNamespace } from '../../test/support/namespace-hold.ts';
+import { nsPids } from '../../test/support/pid-namespaces.ts';
 
 const IMAGE = 'base-macos-26';
 let dataDir: string;
@@ -268,8 +269,10 @@ describe('linux host', () => {
         'cat /tmp/b-sleeper',
       ].join('\n'),
     );
-    const [shmId, semId, sleeperPid] = made.stdout.trim().split(' ');
+    const [shmId, semId, sleeperInVm] = made.stdout.trim().split(' ');
     const { record, pids, cgroup } = host.describe('b');
+    // The VM's shell sees its own PID namespace: its PID is the machine's NSpid entry of a member.
+    const sleeperPid = cgroup.pids().find((p) => nsPids(p).at(-1) === Number(sleeperInVm));
     expect(comm(Number(sleeperPid))).toBe('sleep');
     const sleeper = [Number(sleeperPid)];
     const members = cgroup.pids();

@@ -21,6 +21,12 @@ import { exitCode, shellQuote, type SshClient } from './ssh-client.ts';
 const KILL_AFTER_MS = 2_000;
 /** After KILL, the host stops waiting for the channel this much later (a process that left the group may hold it). */
 const CLOSE_AFTER_MS = 3_000;
+/**
+ * After closing the channel, how long the VM has to confirm it. Its sshd session runs as the VM's
+ * user, who may stop it: then the connection is dropped, which ends the call (and every other one
+ * waiting on that connection).
+ */
+const CONFIRM_CLOSE_MS = 5_000;
 const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
 const MAX_COMMAND_BYTES = 256 * 1024;
 /** `timeout`'s exit code, which the API uses for a command killed at its deadline. */
@@ -155,6 +161,22 @@ function collectExec(
         }, timeoutMs),
         setTimeout(() => killGroup('KILL'), timeoutMs + KILL_AFTER_MS),
         setTimeout(() => channel.close(), timeoutMs + KILL_AFTER_MS + CLOSE_AFTER_MS),
+        setTimeout(
+          () => {
+            if (settled) return;
+            settled = true;
+            for (const t of timers) clearTimeout(t);
+            ssh.close();
+            reject(
+              new DriverError(
+                'timeout',
+                'the VM did not close the command after its timeout; connection dropped',
+                'exec',
+              ),
+            );
+          },
+          timeoutMs + KILL_AFTER_MS + CLOSE_AFTER_MS + CONFIRM_CLOSE_MS,
+        ),
       );
     }
   });

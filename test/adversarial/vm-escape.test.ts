@@ -16,6 +16,7 @@ import { run } from '../../hosts/linux/runner.ts';
 import { vmLink } from '../../hosts/linux/vm-network.ts';
 import { mountNsOf } from '../../hosts/linux/vm-mount-ns.ts';
 import { holdNamespace } from '../support/namespace-hold.ts';
+import { nsPids } from '../support/pid-namespaces.ts';
 import { waitFor } from '../support/wait.ts';
 
 const IMAGE = 'base-macos-26';
@@ -255,6 +256,46 @@ it("keeps each VM's SysV shared memory and message queues and its POSIX queues o
     .map((line) => line.trim().split(/\s+/))
     .filter((f) => f[2] === a.record.user && Number(f[5]) >= 2);
   expect(shared.length).toBeGreaterThan(0);
+});
+
+it("sees only its own processes: not the other VM's, not the machine's, not its own X server", async () => {
+  const [a, b] = [host.describe('a'), host.describe('b')];
+  const list = await sh('a', 'ps -e -o pid=,user=,comm=');
+  const rows = list.stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/));
+  const users = new Set(rows.map((r) => r[1]));
+  // Its own user's desktop and root's parts of the VM (PID 1, its sshd): nobody else's.
+  expect([...users].sort()).toEqual([a.record.user, 'root'].sort());
+  const programs = rows.map((r) => r[2]);
+  expect(programs).toEqual(expect.arrayContaining(['tini', 'sshd', 'xfce4-session', 'x11vnc']));
+  expect(programs).not.toContain('Xvfb');
+  // PID 1 is the VM's own init; /proc holds its processes only.
+  expect(rows.find((r) => r[0] === '1')?.[2]).toBe('tini');
+  // The machine's PIDs of the other VM's processes and of its own X server name nothing in it: no
+  // such process to signal or to trace (by PID: a number that happens to be one of its own is not checked).
+  const ownPids = new Set(rows.map((r) => Number(r[0])));
+  const foreign = [b.procs.sshd!, b.procs.session!, b.procs.xvfb!, a.procs.xvfb!, process.pid].filter(
+    (pid) => !ownPids.has(pid),
+  );
+  expect(foreign.length).toBeGreaterThan(0);
+  const probe = await sh(
+    'a',
+    foreign
+      .map(
+        (pid) =>
+          `kill -0 ${pid} 2>/dev/null && echo "${pid} reachable"; [ -e /proc/${pid} ] && echo "${pid} in /proc"`,
+      )
+      .join('\n') + '\ntrue',
+  );
+  expect(probe.stdout).toBe('');
+  // Seen from the machine: the VM's processes are in a PID namespace of their own, one per VM.
+  expect(nsPids(a.procs.sshd!)).toHaveLength(2);
+  const pidNs = (pid: number) => readlinkSync(`/proc/${pid}/ns/pid`);
+  expect(pidNs(a.procs.sshd!)).not.toBe(pidNs(b.procs.sshd!));
+  expect(pidNs(a.procs.session!)).toBe(pidNs(a.procs.sshd!));
+  expect(pidNs(a.procs.xvfb!)).toBe(pidNs(process.pid));
 });
 
 it('leaves no namespace, link or mount of a VM after power-off', async () => {
