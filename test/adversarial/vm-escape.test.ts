@@ -5,7 +5,15 @@
 // with route lookups (`ip route get` sends nothing) and with listeners this test opens itself; no
 // packet goes to an address outside the VMs' own links. Power-off removes each namespace, link and
 // mount, which the last test checks on the machine.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statfsSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -188,17 +196,21 @@ it("reaches no other VM's X server, while its own desktop answers through its na
   expect(withBCookie).toBe('b-cookie-refused');
 });
 
-it('keeps /tmp, /var/tmp and /dev/shm private to each VM, on its own disk, and nothing (files, message queues) past a reboot', async () => {
+it('keeps /tmp, /var/tmp, /run/lock and /dev/shm private to each VM, on its own disk, and nothing (files, message queues) past a reboot', async () => {
   const a = host.describe('a');
   const mark = `escape-${Date.now()}`;
-  const w = await sh('a', `for d in /tmp /var/tmp /dev/shm; do echo secret > $d/${mark}; done; echo ok`);
+  const w = await sh(
+    'a',
+    `for d in /tmp /var/tmp /run/lock /dev/shm; do echo secret > $d/${mark}; done; echo ok`,
+  );
   expect(w.stdout.trim()).toBe('ok');
   const seen = await sh(
     'b',
-    `ls /tmp/${mark} /var/tmp/${mark} /dev/shm/${mark} 2>&1 | grep -c 'No such file'`,
+    `ls /tmp/${mark} /var/tmp/${mark} /run/lock/${mark} /dev/shm/${mark} 2>&1 | grep -c 'No such file'`,
   );
-  expect(seen.stdout.trim()).toBe('3');
-  for (const d of ['/tmp', '/var/tmp', '/dev/shm']) expect(existsSync(join(d, mark))).toBe(false);
+  expect(seen.stdout.trim()).toBe('4');
+  for (const d of ['/tmp', '/var/tmp', '/run/lock', '/dev/shm'])
+    expect(existsSync(join(d, mark))).toBe(false);
   // On the VM's bounded disk, where the host sees it.
   expect(readFileSync(join(a.paths.disk, 'tmp', mark), 'utf8')).toBe('secret\n');
   // A POSIX message queue outlives its creator, as files do: the next boot (the same user) finds none.
@@ -212,6 +224,28 @@ it('keeps /tmp, /var/tmp and /dev/shm private to each VM, on its own disk, and n
   const after = await sh('a', `ls -A /tmp /var/tmp /dev/shm | grep -c ${mark} || true`);
   expect(after.stdout.trim()).toBe('0');
   expect((await sh('a', mq('os.O_RDWR'))).stdout.trim()).toBe('No such file or directory');
+});
+
+it("cannot fill the machine's disks: its runtime dir is a bounded tmpfs of its own, charged to it", async () => {
+  const a = host.describe('a');
+  const runtime = a.paths.runtimeDir;
+  // From the machine: a tmpfs owned by the VM user, sized at a tenth of the VM's memory.
+  const mount = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .find((l) => l.split(' ')[4] === runtime);
+  expect(mount).toMatch(/ - tmpfs sandbay-run /);
+  const df = await sh('a', 'df -k --output=fstype,size "$XDG_RUNTIME_DIR" | tail -1');
+  const [fstype, sizeKiB] = df.stdout.trim().split(/\s+/);
+  expect(fstype).toBe('tmpfs');
+  expect(Number(sizeKiB)).toBe(Math.floor((a.record.memoryGiB * 1024) / 10) * 1024);
+  // Writing past it fails in the VM (ENOSPC), and the machine's root disk is where it was.
+  const before = statfsSync('/').bfree;
+  const fill = await sh(
+    'a',
+    '{ head -c 2G /dev/zero > "$XDG_RUNTIME_DIR/fill"; } 2>&1; echo "$?"; rm -f "$XDG_RUNTIME_DIR/fill"',
+  );
+  expect(fill.stdout).toMatch(/No space left on device\n1\n$/);
+  expect(Math.abs(statfsSync('/').bfree - before) * statfsSync('/').bsize).toBeLessThan(256 * 1024 * 1024);
 });
 
 it("keeps each VM's SysV shared memory and message queues and its POSIX queues out of every other VM's sight", async () => {
