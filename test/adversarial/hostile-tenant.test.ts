@@ -218,23 +218,47 @@ it('ends a screenshot of a VM whose X server stops answering (a grab) within its
   await waitFor(async () => (await screenshot(hostile)).status === 200, 'the display to answer again');
 });
 
-it('stops within 10 s on SIGTERM with calls held by the hostile VM in flight, and says what it abandoned', async () => {
-  // In flight: an hour-long exec on the hostile sandbox, screenshots of the neighbour in a loop.
-  const long = exec(hostile, 'sleep 3600', 3600).catch(() => undefined);
+it('stops within 10 s on SIGTERM with every hostile state at once, calls held by them and a neighbour under load', async () => {
+  // All of it at once in the hostile VM: its X server grabbed, a FIFO at its cookie's name, a file
+  // growing without end, and (last, since it ends the VM's answers) its sshd sessions stopped.
+  const armed = await exec(
+    hostile,
+    "nohup /usr/bin/python3 -c 'import gi,time\n" +
+      'gi.require_version("Gdk","3.0"); gi.require_version("GdkX11","3.0")\n' +
+      'from gi.repository import Gdk, GdkX11\n' +
+      'd = Gdk.Display.get_default(); d.grab(); d.flush(); print("grabbed", flush=True); time.sleep(3600)\'' +
+      ' > /tmp/grab2.out 2>&1 </dev/null & while ! grep -q grabbed /tmp/grab2.out; do sleep 0.05; done; ' +
+      'rm -f "$XAUTHORITY"; mkfifo "$XAUTHORITY"; ' +
+      "{ nohup sh -c 'while :; do head -c 1048576 /dev/zero; done' > ~/grow2 2>/dev/null </dev/null & } ; " +
+      '{ nohup sh -c \'sleep 5; pkill -STOP -u "$(id -u)" -x sshd\' >/dev/null 2>&1 </dev/null & } ; echo armed',
+  );
+  expect(armed.json).toMatchObject({ stdout: 'armed\n' });
+  const sshd = () => hostileProcesses().filter((l) => / sshd: /.test(l));
+  await waitFor(
+    () => sshd().length > 0 && sshd().every((l) => l.startsWith('T')),
+    'its sshd sessions stopped',
+    30_000,
+  );
+  // Held in flight: an exec (its channel never opens), a screenshot (the grab), a download.
+  const held = [
+    exec(hostile, 'echo never', 3600),
+    screenshot(hostile),
+    call('GET', `/v1/sandboxes/${hostile}/files?path=grow2`),
+  ].map((p) => p.catch(() => undefined));
   let looping = true;
   const load = (async () => {
     while (looping) await screenshot(neighbour).catch(() => undefined);
   })();
-  await waitFor(() => hostileProcesses().some((l) => l.endsWith('sleep 3600')), 'the exec to run in the VM');
+  await neighbourWorks();
   const exited = new Promise<number | null>((resolve) => server.child.once('exit', resolve));
   const t0 = performance.now();
   server.child.kill('SIGTERM');
   const code = await exited;
   const took = performance.now() - t0;
   looping = false;
-  await Promise.all([long, load]);
+  await Promise.all([...held, load]);
   expect(took, output.split('\n').slice(-20).join('\n')).toBeLessThan(10_000);
-  // The exec was cut off: the stop says so, and exits 1.
+  // The held calls were cut off: the stop says so, and exits 1.
   expect(code).toBe(1);
   expect(output).toMatch(/stopped \(SIGTERM\);.*abandoned: .*POST \/v1\/sandboxes\/sb-[0-9a-f]+\/exec/);
 });
