@@ -173,7 +173,7 @@ class LiveSandbay(unittest.TestCase):
         win = wait_for(typer, "the xterm window")
         tree = sb.accessibility.get_tree()
         self.assertTrue(tree["available"])
-        self.assertTrue(any(w["name"] == "pytyper" for w in tree["tree"]))
+        self.assertTrue(any(w["name"] == "pytyper" for w in tree["tree"] or []))
         sb.mouse.click(win["x"] + win["width"] // 2, win["y"] + win["height"] // 2)
         wait_for(lambda: (typer() or {}).get("focused"), "the xterm focused")
         self.assertEqual(sb.keyboard.type("hello", delay=5), {"ok": True})
