@@ -359,3 +359,42 @@ describe('the use.computer client’s retry rule on a Mac that stops answering (
     expect(clientRetries(gone)).toBe(false);
   });
 });
+
+describe('the use.computer client’s host pin on a reservation of two Macs (sim fleet)', () => {
+  let s: ApiStack;
+  let uc: UseComputerWire;
+
+  beforeAll(async () => {
+    s = await startApiStack([{ name: 'mini-1' }, { name: 'mini-2' }]);
+    const key = await seedAccount(s.f.store, 'lab', 100_000_000);
+    await s.reserve(key, { mini_count: 2 });
+    uc = new UseComputerWire(injectSend(s.app), key, BASE_URL);
+  });
+
+  afterAll(async () => {
+    await s?.cleanup();
+  });
+
+  it('the reconciler binds on the pinned Mac, by Mini name or IP, against its own preference', async () => {
+    // Unpinned, the tie between two idle Macs breaks to mini-1 (docs/capacity.md).
+    const free = await uc.create();
+    expect(free.host).toBe('mini-1');
+    await uc.close(free.sandbox_id);
+    await s.f.released('lab', free.sandbox_id);
+    await s.f.poolsReady();
+    const byName = await uc.create({ host: 'mini-2' });
+    expect(byName.host).toBe('mini-2');
+    const byIp = await uc.create({ host: s.f.addressOf('mini-2') });
+    expect(byIp.host).toBe('mini-2');
+    const stored = await s.f.store.get<Sandbox>({ kind: 'Sandbox', namespace: 'lab', name: byIp.sandbox_id });
+    expect(stored?.spec.host).toBe(s.f.addressOf('mini-2'));
+    expect(stored?.status?.mini).toBe('mini-2');
+    // mini-2 runs its two: a third pinned there is refused though mini-1 is idle.
+    const full = await uc.request('POST', '/v1/sandboxes', { json: { type: 'macos', host: 'mini-2' } });
+    expect([full.status, JSON.parse(full.body.toString('utf8')).error]).toEqual([
+      409,
+      'sandbox_limit_reached',
+    ]);
+    expect((await uc.create()).host).toBe('mini-1');
+  });
+});

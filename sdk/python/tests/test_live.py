@@ -105,10 +105,11 @@ class LiveSandbay(unittest.TestCase):
         wait_for_warm_vm(c)
 
     def test_02_create(self) -> None:
-        sb = self.client.create()
+        sb = self.client.create(host="127.0.0.1")
         type(self).sb = sb
         self.assertTrue(sb.ephemeral)
         self.assertEqual(sb.info()["state"], "running")
+        self.assertEqual((sb.info()["type"], sb.info()["host"]), ("macos", "local"))
         self.assertEqual(self.client.get(sb.id).id, sb.id)
         self.assertIn(sb.id, [s["sandbox_id"] for s in self.client.list()])
         with self.assertRaises(SandbayError) as missing:

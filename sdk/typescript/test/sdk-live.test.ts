@@ -74,10 +74,16 @@ describe('account: reservations and platforms', () => {
 
 describe('a sandbox', () => {
   it('create: ephemeral by default, with an Idempotency-Key; get and list see it', async () => {
-    sb = await client.create();
+    sb = await client.create({ host: 'local' });
     expect(sb.ephemeral).toBe(true);
     const info = await sb.info();
-    expect(info).toMatchObject({ sandbox_id: sb.id, state: 'running', ephemeral: true });
+    expect(info).toMatchObject({
+      sandbox_id: sb.id,
+      state: 'running',
+      ephemeral: true,
+      type: 'macos',
+      host: 'local',
+    });
     expect((await client.get(sb.id)).id).toBe(sb.id);
     expect((await client.list()).map((s) => s.sandbox_id)).toContain(sb.id);
     const missing = await client.get(`sb-${'0'.repeat(32)}`).catch((e: unknown) => e);
