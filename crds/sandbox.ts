@@ -44,7 +44,7 @@ export const SandboxSpec = Type.Object(
     ),
     snapshot: doc('user: snapshot version to restore.', Type.Optional(Type.String())),
     host: doc(
-      'user: pins the sandbox to one Mac of its reservation (or pool), named by its Mini name or address; the scheduler places it there or refuses.',
+      'user: pins the sandbox to one Mac of its reservation, named by its Mini name or address; the scheduler places it there or refuses.',
       Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
     ),
     ephemeral: doc(

@@ -396,5 +396,11 @@ describe('the use.computer client’s host pin on a reservation of two Macs (sim
       'sandbox_limit_reached',
     ]);
     expect((await uc.create()).host).toBe('mini-1');
+    // A pool sandbox takes no pin: the pool's Macs are not the caller's to name.
+    const pool = await uc.request('POST', '/v1/sandboxes', { json: { host: 'mini-1', pool: true } });
+    expect([pool.status, JSON.parse(pool.body.toString('utf8')).message]).toEqual([
+      400,
+      'body/host pins a Mac of a reservation; pool sandboxes take none.',
+    ]);
   });
 });

@@ -23,7 +23,7 @@ export const SandboxCreateSchema = Type.Object(
         minLength: 1,
         maxLength: 253,
         description:
-          'Pins the sandbox to one Mac of the reservation (or, with pool, one pool Mac): its Mini name or IP. A Mac outside them answers 422 `host_not_reserved`.',
+          'Pins the sandbox to one Mac of the reservation: its Mini name or IP. A Mac outside it answers 422 `host_not_reserved`; with `pool` it is 400.',
       }),
     ),
     reservation_id: Type.Optional({

@@ -206,6 +206,10 @@ async function poolTarget(
   if (body.reservation_id !== undefined) {
     throw new ApiError('invalid_request', 'body/reservation_id and body/pool exclude each other.');
   }
+  // The pool's Macs are the operator's, not the caller's to name (nor to learn from a refusal).
+  if (body.host !== undefined) {
+    throw new ApiError('invalid_request', 'body/host pins a Mac of a reservation; pool sandboxes take none.');
+  }
   const model = body.mac_model ?? DEFAULT_MAC_MODEL;
   const [rates, account] = await Promise.all([
     ctx.store.list<Rate>('Rate'),

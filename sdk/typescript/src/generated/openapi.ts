@@ -3335,7 +3335,7 @@ export interface operations {
           disk_gib?: number;
           /** @description true: destroyed after about 2 minutes without activity. Default false. */
           ephemeral?: boolean;
-          /** @description Pins the sandbox to one Mac of the reservation (or, with pool, one pool Mac): its Mini name or IP. A Mac outside them answers 422 `host_not_reserved`. */
+          /** @description Pins the sandbox to one Mac of the reservation: its Mini name or IP. A Mac outside it answers 422 `host_not_reserved`; with `pool` it is 400. */
           host?: string;
           /**
            * @description With pool: the Mac model (default m4); its Rate gives the price.
