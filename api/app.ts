@@ -39,6 +39,7 @@ import { adminRoutes } from './routes/admin.ts';
 import { connectivityRoutes } from './routes/connectivity.ts';
 import { displayRoutes } from './routes/display.ts';
 import { execRoutes } from './routes/exec.ts';
+import { execAxRoutes } from './compat/use-computer/exec-ax.ts';
 import { fileRoutes } from './routes/files.ts';
 import { healthRoutes } from './routes/health.ts';
 import { keyboardRoutes } from './routes/keyboard.ts';
@@ -280,6 +281,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   await app.register(sandboxRoutes, routeOpts);
   await app.register(viewerTokenRoutes, routeOpts);
   await app.register(execRoutes, routeOpts);
+  await app.register(execAxRoutes, routeOpts);
   await app.register(fileRoutes, {
     ...routeOpts,
     ...(opts.uploadLimitBytes !== undefined && { uploadLimitBytes: opts.uploadLimitBytes }),

@@ -89,6 +89,7 @@ const API_ERRORS = {
   },
   // 5xx: the service or the sandbox failed
   internal_error: { status: 500, message: 'Internal error.' },
+  sandbox_type_not_supported: { status: 501, message: 'sandbay runs macOS sandboxes only.' },
   artifact_unavailable: { status: 500, message: "A task's screenshot or recording is missing from storage." },
   sandbox_failed: { status: 502, message: 'The sandbox failed to start.' },
   snapshot_failed: { status: 502, message: 'The snapshot transfer, apply or startup failed.' },

@@ -137,6 +137,7 @@ const ROWS: Row[] = [
   { method: 'POST', path: sbp('/keepalive'), expect: [200, 200, 404] },
   { method: 'POST', path: sbp('/viewer-token'), expect: [200, 200, 404] },
   { method: 'POST', path: sbp('/exec'), body: { command: 'true' }, expect: [200, 200, 404] },
+  { method: 'POST', path: sbp('/exec_ax'), body: { command: 'true' }, expect: [200, 200, 404] },
   {
     method: 'PUT',
     path: sbp('/files?path=up.txt'),
@@ -202,6 +203,7 @@ const ROWS: Row[] = [
   },
   { method: 'GET', path: sbp('/display/info'), expect: [200, 200, 404] },
   { method: 'GET', path: sbp('/display/windows'), expect: [200, 200, 404] },
+  { method: 'GET', path: sbp('/display/windows?best_effort=1'), expect: [200, 200, 404] },
   { method: 'POST', path: sbp('/snapshots'), body: { name: 'm' }, expect: [201, 201, 404] },
   { method: 'GET', path: sbp('/snapshots'), expect: [200, 200, 404] },
   { method: 'GET', path: () => '/v1/snapshots', expect: [200, 200, 200] },

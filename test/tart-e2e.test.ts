@@ -96,9 +96,7 @@ describe('sandbay on the tart driver with two emulated Macs', () => {
     await exec(first.id, '(xterm -T e2e -geometry 40x10+100+100 >/dev/null 2>&1 &)');
     await waitFor(
       async () =>
-        (json(await api('GET', on('/display/windows'))).windows as { name: string }[]).some(
-          (w) => w.name === 'e2e',
-        ),
+        (json(await api('GET', on('/display/windows'))) as { name: string }[]).some((w) => w.name === 'e2e'),
       'the xterm among the windows',
       30_000,
     );

@@ -165,7 +165,7 @@ describe('over stdio', () => {
     });
     type Win = { name: string; x: number; y: number; width: number; height: number; focused?: boolean };
     const typer = async () =>
-      ((await call(stdio, 'window_tree', { sandbox_id: id })).value as { windows: Win[] }).windows.find(
+      ((await call(stdio, 'window_tree', { sandbox_id: id })).value as Win[]).find(
         (w) => w.name === 'mcptyper',
       );
     const win = await waitFor(typer, 'the xterm window', 20_000);

@@ -314,6 +314,6 @@ export function registerSandbayTools(server: McpServer, client: Client): void {
         'The windows on screen with their accessibility elements: role, name, position, size, focus.',
       inputSchema: { sandbox_id: sandboxId },
     },
-    (a) => guarded(async () => text(await sb(a.sandbox_id).accessibility.getTree())),
+    (a) => guarded(async () => text(await sb(a.sandbox_id).display.getWindows())),
   );
 }

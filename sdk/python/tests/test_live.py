@@ -105,10 +105,11 @@ class LiveSandbay(unittest.TestCase):
         wait_for_warm_vm(c)
 
     def test_02_create(self) -> None:
-        sb = self.client.create()
+        sb = self.client.create(host="127.0.0.1")
         type(self).sb = sb
         self.assertTrue(sb.ephemeral)
         self.assertEqual(sb.info()["state"], "running")
+        self.assertEqual((sb.info()["type"], sb.info()["host"]), ("macos", "local"))
         self.assertEqual(self.client.get(sb.id).id, sb.id)
         self.assertIn(sb.id, [s["sandbox_id"] for s in self.client.list()])
         with self.assertRaises(SandbayError) as missing:
@@ -168,10 +169,12 @@ class LiveSandbay(unittest.TestCase):
         sb.exec("(setsid xterm -T pytyper -e sh -c 'read line; echo \"$line\" > ~/pytyped.txt' >/dev/null 2>&1 &)")
 
         def typer() -> Optional[Dict[str, Any]]:
-            return next((w for w in sb.display.get_windows()["windows"] if w["name"] == "pytyper"), None)
+            return next((w for w in sb.display.get_windows() if w["name"] == "pytyper"), None)
 
         win = wait_for(typer, "the xterm window")
-        self.assertTrue(any(w["name"] == "pytyper" for w in sb.accessibility.get_tree()["windows"]))
+        tree = sb.accessibility.get_tree()
+        self.assertTrue(tree["available"])
+        self.assertTrue(any(w["name"] == "pytyper" for w in tree["tree"] or []))
         sb.mouse.click(win["x"] + win["width"] // 2, win["y"] + win["height"] // 2)
         wait_for(lambda: (typer() or {}).get("focused"), "the xterm focused")
         self.assertEqual(sb.keyboard.type("hello", delay=5), {"ok": True})

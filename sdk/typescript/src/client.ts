@@ -59,6 +59,8 @@ export interface CreateOptions {
   pool?: boolean;
   /** With `pool`: the Mac model (default m4). */
   macModel?: 'm4' | 'm4-pro' | 'm5-pro';
+  /** Pins the sandbox to one Mac of the reservation: its Mini name or IP (422 `host_not_reserved` otherwise). */
+  host?: string;
   /** Default: a fresh key per call, so retries of this call never create twice. */
   idempotencyKey?: string;
 }
@@ -199,6 +201,7 @@ export class Client {
         ...(o.snapshot !== undefined && { snapshot: o.snapshot }),
         ...(o.pool !== undefined && { pool: o.pool }),
         ...(o.macModel !== undefined && { mac_model: o.macModel }),
+        ...(o.host !== undefined && { host: o.host }),
       },
       idempotencyKey: o.idempotencyKey ?? newIdempotencyKey(),
       timeoutMs: o.snapshot === undefined ? CREATE_TIMEOUT_MS : RESTORE_TIMEOUT_MS,

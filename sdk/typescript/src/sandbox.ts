@@ -66,7 +66,7 @@ export class Sandbox implements AsyncDisposable {
     this.keyboard = new Keyboard(t, this.#base);
     this.screenshot = new Screenshot(t, this.#base);
     this.display = new Display(t, this.#base);
-    this.accessibility = new Accessibility(this.display);
+    this.accessibility = new Accessibility(t, this.#base);
     this.recording = new Recordings(t, this.#base);
   }
 

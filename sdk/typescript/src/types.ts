@@ -33,7 +33,12 @@ export type SshCredentials = Answer<'/v1/sandboxes/{sandboxID}/ssh/credentials',
 export type Ok = Answer<'/v1/sandboxes/{sandboxID}/mouse/click', 'post'>;
 export type Position = Answer<'/v1/sandboxes/{sandboxID}/mouse/position', 'get'>;
 export type DisplayInfo = Answer<'/v1/sandboxes/{sandboxID}/display/info', 'get'>;
-export type WindowTree = Answer<'/v1/sandboxes/{sandboxID}/display/windows', 'get'>;
+type WindowsAnswer = Answer<'/v1/sandboxes/{sandboxID}/display/windows', 'get'>;
+/** The window tree: a list of windows, their accessibility elements below them in `children`. */
+export type WindowTree = Extract<WindowsAnswer, unknown[]>;
+export type WindowNode = WindowTree[number];
+/** `display/windows?best_effort=1`: the tree, or (`available: false`) why the VM could not give it. */
+export type AccessibilityTree = Extract<WindowsAnswer, { available: boolean }>;
 export type ExecResult = Answer<'/v1/sandboxes/{sandboxID}/exec', 'post'>;
 type ActBody = RequestOf<'/v1/sandboxes/{sandboxID}/act', 'post'>;
 type ActAnswer = Answer<'/v1/sandboxes/{sandboxID}/act', 'post'>;

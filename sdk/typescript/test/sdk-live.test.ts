@@ -50,7 +50,7 @@ afterAll(async () => {
   if (local) await rm(local, { recursive: true, force: true });
 }, 60_000);
 
-type WindowNode = WindowTree['windows'][number];
+type WindowNode = WindowTree[number];
 
 describe('account: reservations and platforms', () => {
   it('reserve, get, list, edit, myReservation (with the reservation key), platforms, health', async () => {
@@ -74,10 +74,16 @@ describe('account: reservations and platforms', () => {
 
 describe('a sandbox', () => {
   it('create: ephemeral by default, with an Idempotency-Key; get and list see it', async () => {
-    sb = await client.create();
+    sb = await client.create({ host: 'local' });
     expect(sb.ephemeral).toBe(true);
     const info = await sb.info();
-    expect(info).toMatchObject({ sandbox_id: sb.id, state: 'running', ephemeral: true });
+    expect(info).toMatchObject({
+      sandbox_id: sb.id,
+      state: 'running',
+      ephemeral: true,
+      type: 'macos',
+      host: 'local',
+    });
     expect((await client.get(sb.id)).id).toBe(sb.id);
     expect((await client.list()).map((s) => s.sandbox_id)).toContain(sb.id);
     const missing = await client.get(`sb-${'0'.repeat(32)}`).catch((e: unknown) => e);
@@ -143,9 +149,11 @@ describe('a sandbox', () => {
       `(setsid xterm -T typer -e sh -c 'read line; echo "$line" > ~/typed.txt' >/dev/null 2>&1 &)`,
     );
     const typer = async (): Promise<WindowNode | undefined> =>
-      (await sb.display.getWindows()).windows.find((w) => w.name === 'typer');
+      (await sb.display.getWindows()).find((w) => w.name === 'typer');
     const win = await waitFor(typer, 'the xterm window', 20_000);
-    expect((await sb.accessibility.getTree()).windows.some((w) => w.name === 'typer')).toBe(true);
+    const tree = await sb.accessibility.getTree();
+    expect(tree.available).toBe(true);
+    expect(tree.tree?.some((w) => w.name === 'typer')).toBe(true);
     await sb.mouse.click(win.x + Math.round(win.width / 2), win.y + Math.round(win.height / 2));
     await waitFor(async () => (await typer())?.focused === true, 'the xterm focused', 20_000);
     expect(await sb.keyboard.type('hello', { delay: 5 })).toEqual({ ok: true });

@@ -165,10 +165,12 @@ class Client:
         idempotency_key: Optional[str] = None,
         pool: Optional[bool] = None,
         mac_model: Optional[str] = None,
+        host: Optional[str] = None,
     ) -> Sandbox:
         """Creates a sandbox: ephemeral unless ``ephemeral=False`` (the spec's SDK default), retried
         safely with one Idempotency-Key. ``pool=True``: a pool sandbox outside reservations (account
-        key only), paid per started hour, deleted after 24 hours; ``mac_model`` narrows it."""
+        key only), paid per started hour, deleted after 24 hours; ``mac_model`` narrows it. ``host``
+        pins it to one Mac of the reservation, by Mini name or IP."""
         body = _present(
             cpu=cpu,
             memory_gib=memory_gib,
@@ -178,6 +180,7 @@ class Client:
             disk_gib=disk_gib,
             pool=pool,
             mac_model=mac_model,
+            host=host,
         )
         created = self._t.json(
             "POST",

@@ -9,7 +9,17 @@ from urllib.parse import quote
 
 from ._files import PathLike, file_chunks, tar_stream, unpack, write_chunks
 from ._http import Transport, new_idempotency_key
-from ._types import DisplayInfo, ExecResult, Json, Ok, Position, SshCredentials, ViewerLink, WindowTree
+from ._types import (
+    AccessibilityTree,
+    DisplayInfo,
+    ExecResult,
+    Json,
+    Ok,
+    Position,
+    SshCredentials,
+    ViewerLink,
+    WindowTree,
+)
 from .errors import SandbayError
 
 DEFAULT_EXEC_TIMEOUT = 120
@@ -88,13 +98,14 @@ class Display(_Group):
         return self._t.json("GET", f"{self._base}/display/info")
 
     def get_windows(self) -> WindowTree:
+        """The windows on screen (a list), each with its accessibility elements below it."""
         return self._t.json("GET", f"{self._base}/display/windows")
 
 
 class Accessibility(_Group):
-    def get_tree(self) -> WindowTree:
-        """Application windows at the top, their accessibility elements below them."""
-        return self._t.json("GET", f"{self._base}/display/windows")
+    def get_tree(self) -> AccessibilityTree:
+        """Best effort: ``{"available": True, "tree": <the windows>}``, or ``available`` false with ``error``."""
+        return self._t.json("GET", f"{self._base}/display/windows", query={"best_effort": "1"})
 
 
 class Recording(_Group):

@@ -407,7 +407,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Application windows with their accessibility tree */
+    /** Application windows with their accessibility tree (a list; `{available, tree, error}` with best_effort) */
     get: operations['listWindows'];
     put?: never;
     post?: never;
@@ -428,6 +428,23 @@ export interface paths {
     put?: never;
     /** Run a shell command; a non-zero exit is a result, not an error */
     post: operations['execCommand'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandboxes/{sandboxID}/exec_ax': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Run a shell command under the in-VM control agent (the use.computer client's exec_ax) */
+    post: operations['execAxCommand'];
     delete?: never;
     options?: never;
     head?: never;
@@ -3235,6 +3252,8 @@ export interface operations {
             end_at: string | null;
             /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
+            /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
+            host: string | null;
             /**
              * Format: date-time
              * @description Last request, SSH or VNC activity on the sandbox; null before any.
@@ -3255,6 +3274,11 @@ export interface operations {
              * @enum {unknown}
              */
             state: 'pending' | 'booting' | 'running' | 'completing' | 'failed' | 'deleting';
+            /**
+             * @description The platform: `macos`, the only one.
+             * @enum {string}
+             */
+            type: 'macos';
             /** @description The VM's address on its Mac's private network. */
             vm_ip: string;
             /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
@@ -3311,6 +3335,8 @@ export interface operations {
           disk_gib?: number;
           /** @description true: destroyed after about 2 minutes without activity. Default false. */
           ephemeral?: boolean;
+          /** @description Pins the sandbox to one Mac of the reservation: its Mini name or IP. A Mac outside it answers 422 `host_not_reserved`; with `pool` it is 400. */
+          host?: string;
           /**
            * @description With pool: the Mac model (default m4); its Rate gives the price.
            * @enum {unknown}
@@ -3324,6 +3350,11 @@ export interface operations {
           reservation_id?: string;
           /** @description Snapshot version to restore. */
           snapshot?: string;
+          /**
+           * @description The platform: `macos` (the default, and the only one sandbay runs). Any other type answers 501 `sandbox_type_not_supported`.
+           * @enum {string}
+           */
+          type?: 'macos';
         };
       };
     };
@@ -3354,6 +3385,8 @@ export interface operations {
             end_at: string | null;
             /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
+            /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
+            host: string | null;
             /** @description Memory of the VM, GiB. */
             memory_gib: number;
             /** @description true for a pool sandbox (outside reservations). */
@@ -3364,6 +3397,11 @@ export interface operations {
             sandbox_id: string;
             /** @description Path of the SSH WebSocket. */
             ssh_url: string;
+            /**
+             * @description The platform: `macos`, the only one.
+             * @enum {string}
+             */
+            type: 'macos';
             /** @description The VM's address on its Mac's private network. */
             vm_ip: string;
             /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
@@ -3469,6 +3507,31 @@ export interface operations {
           };
         };
       };
+      /** @description Default Response */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The refused action, e.g. `POST /v1/sandboxes`. */
+            action: string;
+            /**
+             * @description The error code (docs/api.md).
+             * @enum {string}
+             */
+            code: 'sandbox_type_not_supported';
+            /** @description The use.computer gateway's sentence, `not supported on <platform> sandbox` (e.g. `not supported on iOS sandbox`, which its SDK turns into PlatformNotSupportedError). */
+            error: string;
+            /** @description What to do instead. */
+            hint: string;
+            /** @description A sentence for people. */
+            message: string;
+            /** @description The type asked for. */
+            sandbox_type: string;
+          };
+        };
+      };
       /** @description Every error response. */
       502: {
         headers: {
@@ -3551,6 +3614,8 @@ export interface operations {
             end_at: string | null;
             /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
+            /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
+            host: string | null;
             /**
              * Format: date-time
              * @description Last request, SSH or VNC activity on the sandbox; null before any.
@@ -3571,6 +3636,11 @@ export interface operations {
              * @enum {unknown}
              */
             state: 'pending' | 'booting' | 'running' | 'completing' | 'failed' | 'deleting';
+            /**
+             * @description The platform: `macos`, the only one.
+             * @enum {string}
+             */
+            type: 'macos';
             /** @description The VM's address on its Mac's private network. */
             vm_ip: string;
             /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
@@ -4548,7 +4618,10 @@ export interface operations {
   };
   listWindows: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description 1 or true: answer `{available, tree, error}`, with `available: false` instead of an error when the VM cannot give the tree. */
+        best_effort?: '1' | 'true' | '0' | 'false';
+      };
       header?: never;
       path: {
         /** @description The sandbox id (`sb-` and 32 hex digits). */
@@ -4564,35 +4637,68 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            /** @description The windows at the top, their accessibility children below them. */
-            windows: ({
-              /** @description The application it belongs to. */
-              app?: string;
-              /** @description Child nodes, same shape. */
-              children?: unknown[];
-              /** @description true for the focused window or element. */
-              focused?: boolean;
-              /** @description Height, in points. */
-              height: number;
-              /** @description Window id or accessibility path. */
-              id?: string;
-              /** @description Title or accessible name. */
-              name: string;
-              /** @description Process id of that application. */
-              pid?: number;
-              /** @description Accessibility role, e.g. `window`, `button`. */
-              role: string;
-              /** @description Width, in points. */
-              width: number;
-              /** @description Left edge, in points. */
-              x: number;
-              /** @description Top edge, in points. */
-              y: number;
-            } & {
-              [key: string]: unknown;
-            })[];
-          };
+          'application/json':
+            | ({
+                /** @description The application it belongs to. */
+                app?: string;
+                /** @description Child nodes, same shape. */
+                children?: unknown[];
+                /** @description true for the focused window or element. */
+                focused?: boolean;
+                /** @description Height, in points. */
+                height: number;
+                /** @description Window id or accessibility path. */
+                id?: string;
+                /** @description Title or accessible name. */
+                name: string;
+                /** @description Process id of that application. */
+                pid?: number;
+                /** @description Accessibility role, e.g. `window`, `button`. */
+                role: string;
+                /** @description Width, in points. */
+                width: number;
+                /** @description Left edge, in points. */
+                x: number;
+                /** @description Top edge, in points. */
+                y: number;
+              } & {
+                [key: string]: unknown;
+              })[]
+            | {
+                /** @description true when the tree was read; false with `error` otherwise. */
+                available: boolean;
+                /** @description Why the tree is not available (`<code>: <message>`); empty when it is. */
+                error: string;
+                /** @description The windows, exactly as without `best_effort`; null when not available. */
+                tree:
+                  | ({
+                      /** @description The application it belongs to. */
+                      app?: string;
+                      /** @description Child nodes, same shape. */
+                      children?: unknown[];
+                      /** @description true for the focused window or element. */
+                      focused?: boolean;
+                      /** @description Height, in points. */
+                      height: number;
+                      /** @description Window id or accessibility path. */
+                      id?: string;
+                      /** @description Title or accessible name. */
+                      name: string;
+                      /** @description Process id of that application. */
+                      pid?: number;
+                      /** @description Accessibility role, e.g. `window`, `button`. */
+                      role: string;
+                      /** @description Width, in points. */
+                      width: number;
+                      /** @description Left edge, in points. */
+                      x: number;
+                      /** @description Top edge, in points. */
+                      y: number;
+                    } & {
+                      [key: string]: unknown;
+                    })[]
+                  | null;
+              };
         };
       };
       /** @description Every error response. */
@@ -4706,6 +4812,134 @@ export interface operations {
            * @default 120
            */
           timeout: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Exit status; 124 when the timeout killed it. */
+            return_code: number;
+            /** @description The command's standard error (UTF-8). */
+            stderr: string;
+            /** @description The command's standard output (UTF-8). */
+            stdout: string;
+            /** @description true when the timeout killed the command. */
+            timed_out: boolean;
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  execAxCommand: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A shell command line, run by the VM user's shell. */
+          command: string;
+          /**
+           * @description Seconds before the command is killed (return_code 124, timed_out true).
+           * @default 120
+           */
+          timeout?: number;
         };
       };
     };
@@ -6314,10 +6548,16 @@ export interface operations {
             bytes?: number;
             /** @description Length of the recorded video in seconds. */
             duration_s?: number;
+            /** @description The same as `bytes`; 0 until the MP4 is complete. */
+            file_size: number;
+            /** @description The name of the MP4 that `download` answers: `<id>.mp4`. */
+            filename: string;
             /** @description The recording id (names it in stop, info, delete and download). */
             id: string;
             /** @description The name given at start (a generated one when none was given). */
             name: string;
+            /** @description The same as `id` (the use.computer client reads either). */
+            recording_id: string;
             /**
              * Format: date-time
              * @description When the recording started.
@@ -6328,6 +6568,11 @@ export interface operations {
              * @enum {unknown}
              */
             state: 'recording' | 'stopped' | 'failed';
+            /**
+             * @description The same as `state`.
+             * @enum {unknown}
+             */
+            status: 'recording' | 'stopped' | 'failed';
             /**
              * Format: date-time
              * @description When it stopped; absent while it runs.
@@ -6452,10 +6697,16 @@ export interface operations {
             bytes?: number;
             /** @description Length of the recorded video in seconds. */
             duration_s?: number;
+            /** @description The same as `bytes`; 0 until the MP4 is complete. */
+            file_size: number;
+            /** @description The name of the MP4 that `download` answers: `<id>.mp4`. */
+            filename: string;
             /** @description The recording id (names it in stop, info, delete and download). */
             id: string;
             /** @description The name given at start (a generated one when none was given). */
             name: string;
+            /** @description The same as `id` (the use.computer client reads either). */
+            recording_id: string;
             /**
              * Format: date-time
              * @description When the recording started.
@@ -6466,6 +6717,11 @@ export interface operations {
              * @enum {unknown}
              */
             state: 'recording' | 'stopped' | 'failed';
+            /**
+             * @description The same as `state`.
+             * @enum {unknown}
+             */
+            status: 'recording' | 'stopped' | 'failed';
             /**
              * Format: date-time
              * @description When it stopped; absent while it runs.
@@ -6583,10 +6839,16 @@ export interface operations {
             bytes?: number;
             /** @description Length of the recorded video in seconds. */
             duration_s?: number;
+            /** @description The same as `bytes`; 0 until the MP4 is complete. */
+            file_size: number;
+            /** @description The name of the MP4 that `download` answers: `<id>.mp4`. */
+            filename: string;
             /** @description The recording id (names it in stop, info, delete and download). */
             id: string;
             /** @description The name given at start (a generated one when none was given). */
             name: string;
+            /** @description The same as `id` (the use.computer client reads either). */
+            recording_id: string;
             /**
              * Format: date-time
              * @description When the recording started.
@@ -6597,6 +6859,11 @@ export interface operations {
              * @enum {unknown}
              */
             state: 'recording' | 'stopped' | 'failed';
+            /**
+             * @description The same as `state`.
+             * @enum {unknown}
+             */
+            status: 'recording' | 'stopped' | 'failed';
             /**
              * Format: date-time
              * @description When it stopped; absent while it runs.
@@ -6716,10 +6983,16 @@ export interface operations {
             bytes?: number;
             /** @description Length of the recorded video in seconds. */
             duration_s?: number;
+            /** @description The same as `bytes`; 0 until the MP4 is complete. */
+            file_size: number;
+            /** @description The name of the MP4 that `download` answers: `<id>.mp4`. */
+            filename: string;
             /** @description The recording id (names it in stop, info, delete and download). */
             id: string;
             /** @description The name given at start (a generated one when none was given). */
             name: string;
+            /** @description The same as `id` (the use.computer client reads either). */
+            recording_id: string;
             /**
              * Format: date-time
              * @description When the recording started.
@@ -6730,6 +7003,11 @@ export interface operations {
              * @enum {unknown}
              */
             state: 'recording' | 'stopped' | 'failed';
+            /**
+             * @description The same as `state`.
+             * @enum {unknown}
+             */
+            status: 'recording' | 'stopped' | 'failed';
             /**
              * Format: date-time
              * @description When it stopped; absent while it runs.
