@@ -49,6 +49,7 @@ import { recordingRoutes } from './routes/recordings.ts';
 import { reservationRoutes } from './routes/reservations.ts';
 import { isOccupied } from './services/reservations.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
+import { networkRoutes } from './routes/network.ts';
 import { screenshotRoutes } from './routes/screenshots.ts';
 import { snapshotRoutes } from './routes/snapshots.ts';
 import { taskRoutes } from './routes/tasks.ts';
@@ -280,6 +281,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   await app.register(platformRoutes, routeOpts);
   await app.register(sandboxRoutes, routeOpts);
   await app.register(viewerTokenRoutes, routeOpts);
+  await app.register(networkRoutes, routeOpts);
   await app.register(execRoutes, routeOpts);
   await app.register(execAxRoutes, routeOpts);
   await app.register(fileRoutes, {

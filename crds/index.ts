@@ -55,3 +55,4 @@ export function findKind(name: string): KindDefinition | undefined {
   return byAnyName.get(name.toLowerCase());
 }
 export * from './mac-models.ts';
+export * from './egress.ts';

@@ -9,6 +9,7 @@ import {
   resourceSchema,
   type KindDefinition,
 } from './meta.ts';
+import { EgressSupportSchema } from './egress.ts';
 
 export const MINI_PHASES = ['pending', 'available', 'reserved', 'down'] as const;
 
@@ -88,6 +89,10 @@ export const MiniStatus = Type.Object({
     Type.Optional(Type.Array(WarmSlot)),
   ),
   heartbeat: doc('reconciler: last time the host answered.', Type.Optional(DateTime)),
+  egress: doc(
+    'reconciler: the egress policies the host enforces for its sandboxes, as its driver reports them.',
+    Type.Optional(EgressSupportSchema),
+  ),
 });
 export type MiniStatus = Static<typeof MiniStatus>;
 

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { EgressPolicySchema } from './egress.ts';
 import { doc, DateTime, MacModelSchema, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
 
 /**
@@ -51,6 +52,10 @@ export const SandboxSpec = Type.Object(
       'user: true opts into the idle reaper (about 2 minutes without activity).',
       Type.Boolean({ default: false }),
     ),
+    egress: doc(
+      "user: where the VM may connect to (crds/egress.ts); absent: its host's default. Changed while it runs through `PATCH …/network`.",
+      Type.Optional(EgressPolicySchema),
+    ),
   },
   { additionalProperties: false },
 );
@@ -93,6 +98,25 @@ export const SandboxStatus = Type.Object({
   poolCentsPerHour: doc(
     "reconciler: a pool sandbox's price per started hour, kept from its placement.",
     Type.Optional(Type.Integer({ minimum: 0 })),
+  ),
+  egress: doc(
+    'reconciler: the egress policy in force on the VM, and the generation of the spec it was applied for.',
+    Type.Optional(
+      Type.Object({
+        ...EgressPolicySchema.properties,
+        generation: doc('reconciler: `metadata.generation` when it was applied.', Type.Integer()),
+      }),
+    ),
+  ),
+  egressFailure: doc(
+    "reconciler: why the spec's egress policy of `generation` is not in force (the VM keeps `egress`).",
+    Type.Optional(
+      Type.Object({
+        generation: doc('reconciler: `metadata.generation` of the policy that failed.', Type.Integer()),
+        reason: doc('reconciler: `invalid_egress`, `egress_not_allowed` or `egress_failed`.', Type.String()),
+        message: doc('reconciler: what went wrong, for people.', Type.String()),
+      }),
+    ),
   ),
   ranAt: doc(
     'reconciler: when the sandbox first ran; a pool sandbox that ends without it gets back what it paid.',

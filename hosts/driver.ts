@@ -1,7 +1,7 @@
 // The host driver interface, shared by every driver (linux, tart, sim). The operator uses the
 // lifecycle half (Host); the API uses the guest half (Guest) for data-plane calls on a running sandbox.
 import type { Duplex, Readable } from 'node:stream';
-import type { DriverKind, MacModel } from '../crds/index.ts';
+import type { DriverKind, EgressPolicy, EgressSupport, MacModel } from '../crds/index.ts';
 
 /** How a driver reaches one Mac: the fields of a Mini resource it needs. */
 export interface HostRef {
@@ -28,6 +28,8 @@ export interface HostInfo {
   maxVms: number;
   /** When the host last booted, where the driver can tell: a change means its VMs may be gone. */
   bootedAt?: string;
+  /** The egress policies the host enforces (crds/egress.ts); absent: none but its VMs' own network. */
+  egress?: EgressSupport;
 }
 
 export interface VmCreateSpec {
@@ -75,6 +77,12 @@ export interface Host {
   exportDelta(name: string, file: string): Promise<DeltaInfo>;
   /** Applies a disk delta archive onto a stopped VM cloned from the delta's base image. */
   importDelta(name: string, file: string): Promise<void>;
+  /**
+   * Puts `policy` in force on a running VM, replacing the one it had (a VM boots with its host's
+   * default, `HostInfo.egress`). Connections the new policy refuses stop at their next packet.
+   * Absent on a driver that enforces no policy.
+   */
+  setEgress?(name: string, policy: EgressPolicy): Promise<void>;
   /** Data-plane access to a running VM. */
   guest(name: string): Guest;
 }

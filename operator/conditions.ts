@@ -130,6 +130,12 @@ export const SANDBOX_FAILURES = {
   snapshot_apply_failed: { status: 502, summary: 'the snapshot could not be applied' },
   /** The VM restored from the snapshot did not start. */
   snapshot_startup_failed: { status: 502, summary: 'the restored VM did not start' },
+  /** The sandbox's egress policy does not parse (a Sandbox written past the API's checks). */
+  invalid_egress: { status: 400, summary: 'the egress policy does not parse' },
+  /** The sandbox's Mac (or none of its reservation's) enforces the egress policy it asks for. */
+  egress_not_allowed: { status: 422, summary: 'no Mac of the sandbox can enforce its egress policy' },
+  /** The driver failed to put the egress policy in force on the VM. */
+  egress_failed: { status: 502, summary: 'the egress policy could not be applied to the VM' },
 } as const satisfies Record<string, { status: number; summary: string }>;
 
 export type SandboxFailureCode = keyof typeof SANDBOX_FAILURES;

@@ -5,6 +5,7 @@ import { MAC_MODELS } from '../../crds/meta.ts';
 import { MIN_CPU, MIN_MEMORY_GIB } from '../../crds/sandbox.ts';
 import { DateTimeString, Nullable, SandboxIdSchema } from './common.ts';
 import { ReservationIdSchema } from './reservations.ts';
+import { EgressInForceSchema, EgressRequestSchema } from './network.ts';
 
 /** The one sandbox platform sandbay runs (the create's `type`). */
 export const SANDBOX_TYPE = 'macos';
@@ -58,6 +59,7 @@ export const SandboxCreateSchema = Type.Object(
         description: `With pool: the Mac model (default ${DEFAULT_MAC_MODEL}); its Rate gives the price.`,
       }),
     ),
+    egress: Type.Optional(EgressRequestSchema),
   },
   { additionalProperties: false },
 );
@@ -107,6 +109,7 @@ export const SandboxCreatedSchema = Type.Object({
   ephemeral: Ephemeral,
   ...PoolFields,
   ...Placement,
+  egress: EgressInForceSchema,
 });
 export type SandboxCreated = Static<typeof SandboxCreatedSchema>;
 
@@ -133,6 +136,7 @@ export const SandboxInfoSchema = Type.Object({
   ephemeral: Ephemeral,
   ...PoolFields,
   ...Placement,
+  egress: EgressInForceSchema,
 });
 export type SandboxInfo = Static<typeof SandboxInfoSchema>;
 

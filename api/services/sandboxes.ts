@@ -37,6 +37,7 @@ import { VIEWERS_REVOKED_AT, vncPath } from '../viewer-token.ts';
 import type { ApiContext } from './context.ts';
 import { RESERVATION_LABEL, findReservation, isActive, reservationForCreate } from './reservations.ts';
 import { waitForCached } from './wait.ts';
+import { egressWire, parseEgressOrRefuse, refuseEgressAtOnce } from './network.ts';
 import { isStoreError } from '../../store/store.ts';
 
 /** Attempt deadlines (spec, Limits): an ordinary create, and a snapshot restore. */
@@ -113,13 +114,16 @@ export async function createSandbox(
     ...(body.memory_gib !== undefined && { memoryGiB: body.memory_gib }),
   });
   if (badSize) throw new ApiError(badSize.error, badSize.message);
+  const egress = body.egress === undefined ? undefined : parseEgressOrRefuse(body.egress);
   const target = body.pool ? await poolTarget(ctx, principal, body) : undefined;
   if (!body.pool && body.mac_model !== undefined) {
     throw new ApiError('invalid_request', 'body/mac_model applies to pool sandboxes only ("pool": true).');
   }
   const reservation = target ? undefined : await reservationForCreate(ctx, principal, body.reservation_id);
   const request = await requestFor(ctx, principal, body);
-  refuseAtOnce(ctx, target?.minis ?? reservation?.status?.minis ?? [], request);
+  const macs = target?.minis ?? reservation?.status?.minis ?? [];
+  refuseAtOnce(ctx, macs, request);
+  refuseEgressAtOnce(ctx, macs, egress);
 
   const sandbox = await createOrAdopt(ctx, {
     apiVersion: API_VERSION,
@@ -141,6 +145,7 @@ export async function createSandbox(
       ...(body.snapshot !== undefined && { snapshot: body.snapshot }),
       ...(body.host !== undefined && { host: body.host }),
       ephemeral: body.ephemeral ?? false,
+      ...(egress && { egress }),
     },
   });
   ctx.operatorHooks?.written?.('Sandbox', `${principal.account}/${sandbox.metadata.name}`);
@@ -406,6 +411,7 @@ async function createdWire(
     ephemeral: sandbox.spec.ephemeral,
     ...poolWire(sandbox),
     ...placementWire(sandbox),
+    egress: egressWire(sandbox),
   };
 }
 
@@ -437,5 +443,6 @@ export function sandboxInfo(sandbox: Sandbox, vncUrl: string): SandboxInfo {
     ephemeral: sandbox.spec.ephemeral,
     ...poolWire(sandbox),
     ...placementWire(sandbox),
+    egress: egressWire(sandbox),
   };
 }

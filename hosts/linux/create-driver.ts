@@ -11,6 +11,7 @@
 //
 // Needs root (users, mounts, cgroups) and the packages of scripts/setup.sh; what is missing is named
 // by the first call.
+import { getServers } from 'node:dns';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { MacModel } from '../../crds/index.ts';
@@ -25,6 +26,7 @@ import {
   SlotRegistry,
   type ClaimOwner,
 } from './claims.ts';
+import { linuxEgressSupport } from './egress.ts';
 import { LinuxHost } from './host.ts';
 import { ProcessTracker } from './runner.ts';
 import { requireTools } from './tools.ts';
@@ -54,6 +56,16 @@ export interface LinuxDriverOptions {
    * own link). Routes and firewall only: the machine's IPv4 forwarding is the operator's to turn on.
    */
   outboundNat?: boolean;
+  /**
+   * With `outboundNat`: the egress mode of a sandbox that asks for none (default `all`; `none` keeps
+   * every VM offline until its sandbox asks otherwise). docs/isolation.md, Egress.
+   */
+  egressDefault?: 'none' | 'all';
+  /**
+   * The resolvers the VMs' DNS answerer asks (egress-dns.ts); default the machine's own
+   * (`/etc/resolv.conf`, as Node reads it), which the answerer reaches from the machine.
+   */
+  dnsUpstreams?: string[];
   /** VM users are `<userPrefix><slot>` (default `sbvm`) with their home in `<homeRoot>` (default /home). */
   userPrefix?: string;
   homeRoot?: string;
@@ -130,6 +142,8 @@ export function createLinuxDriver(opts: LinuxDriverOptions): LinuxDriver {
         height: opts.height ?? 800,
         now: opts.now ?? (() => new Date()),
         log: opts.log ?? (() => undefined),
+        egress: linuxEgressSupport(opts.outboundNat ?? false, opts.egressDefault ?? 'all'),
+        dnsUpstreams: opts.dnsUpstreams ?? getServers(),
       });
       hosts.set(ref.name, { host, lockFile });
       return host;

@@ -6,7 +6,7 @@
 // and the machine-wide slot claim is taken before anything else exists and released last, so a crash
 // at any point leaves something the next start either adopts or sweeps (see `adopt.ts`).
 import { IMAGES, MAC_PROFILES } from '../../crds/mac-models.ts';
-import type { MacModel } from '../../crds/index.ts';
+import { sameEgress, type EgressPolicy, type EgressSupport, type MacModel } from '../../crds/index.ts';
 import {
   DriverError,
   type DeltaInfo,
@@ -28,6 +28,8 @@ import { vmRuntime } from './vm-runtime.ts';
 import { saveRecord, stoppedRecord, type VmPaths, type VmRecord } from './vm-record.ts';
 import { vmNamespaces, vmTempDirs } from './vm-mount-ns.ts';
 import type { VmCgroup } from './cgroups.ts';
+import { checkEgress } from './egress.ts';
+import { putVmEgress, resumeVmDns, stopVmDns, type VmEgressContext } from './vm-egress.ts';
 
 type GuestModule = typeof import('./guest.ts');
 
@@ -38,6 +40,10 @@ export interface LinuxHostOptions {
   height: number;
   now: () => Date;
   log: (msg: string) => void;
+  /** What the host enforces, from the operator's settings (egress.ts). */
+  egress: EgressSupport;
+  /** The resolvers the VMs' DNS answerers ask. */
+  dnsUpstreams: string[];
 }
 
 export class LinuxHost implements Host {
@@ -72,7 +78,11 @@ export class LinuxHost implements Host {
     await this.#loadGuest();
     for (const entry of await adoptVms(this.ctx, this.#tracker, this.#opts.log)) {
       this.#vms.set(entry.record.name, entry);
-      if (entry.record.state === 'running') this.#running(entry);
+      if (entry.record.state !== 'running') continue;
+      this.#running(entry);
+      // The policy's rules outlived the process in the VM's namespace; its DNS answerer did not.
+      const policy = entry.record.egress;
+      if (policy) await resumeVmDns(this.#egressCtx(entry), entry, policy).catch((e: unknown) => this.#opts.log(String(e)));
     }
   }
 
@@ -99,6 +109,7 @@ export class LinuxHost implements Host {
       diskGiB: p.diskGiB,
       images: Object.values(IMAGES).map((i) => ({ name: i.name, diskGiB: i.diskGiB })),
       maxVms: this.#opts.maxVms,
+      egress: this.#opts.egress,
     };
   }
 
@@ -184,8 +195,32 @@ export class LinuxHost implements Host {
       };
       saveRecord(e.paths, e.record);
       this.#running(e);
+      try {
+        await putVmEgress(this.#egressCtx(e), e, { mode: this.#opts.egress.default, allow: [] });
+      } catch (err) {
+        await this.#stop(e);
+        throw err;
+      }
       return vmInfo(e.record);
     });
+  }
+
+  async setEgress(name: string, policy: EgressPolicy): Promise<void> {
+    await this.#ready;
+    checkEgress(this.#opts.egress, policy);
+    await this.#vmLock.run(name, async () => {
+      const e = this.#get(name);
+      if (e.record.state !== 'running') throw new DriverError('not_found', `VM ${name} is not running`);
+      if (!sameEgress(e.record.egress, policy)) await putVmEgress(this.#egressCtx(e), e, policy);
+    });
+  }
+
+  #egressCtx(e: VmEntry): VmEgressContext {
+    return {
+      link: vmIsolation(this.ctx, e.record.slot).link,
+      upstreams: this.#opts.dnsUpstreams,
+      log: this.#opts.log,
+    };
   }
 
   /** Marks a VM as up: its runtime for the guest half, and a watch on its processes. */
@@ -230,6 +265,7 @@ export class LinuxHost implements Host {
     e.stopping = true;
     try {
       await this.#closeGuest(e);
+      await stopVmDns(e);
       await powerOff(this.#target(e));
       e.procs = {};
       e.record = stoppedRecord(e.record);
@@ -251,6 +287,7 @@ export class LinuxHost implements Host {
   async #destroy(e: VmEntry): Promise<void> {
     e.stopping = true;
     await this.#closeGuest(e);
+    await stopVmDns(e);
     const { record, paths, cgroup } = e;
     await powerOff(this.#target(e), () =>
       destroyVmFiles(this.ctx, { slot: record.slot, home: record.home, cgroup, paths }),

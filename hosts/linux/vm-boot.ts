@@ -32,8 +32,6 @@ export interface VmIsolation {
   link: VmLink;
   user: string;
   globalDir: string;
-  /** A default route and NAT out of the machine (vm-network.ts); off unless the operator says so. */
-  outboundNat?: boolean;
 }
 
 /** `init`: the holder of the VM's mount, IPC and PID namespaces (vm-mount-ns.ts), PID 1 of the VM. */
@@ -105,12 +103,16 @@ export async function bootDesktop(
   let holder: MountNsHolder | undefined;
   if (isolation) {
     try {
-      await createVmNetwork(isolation.link, { outboundNat: isolation.outboundNat ?? false });
+      // No way out yet: the host applies the VM's egress policy once it runs (egress.ts).
+      await createVmNetwork(isolation.link);
+      // The VM's resolver is the DNS answerer on its link's host end (egress-dns.ts).
+      writeFileSync(p.resolvConf, `nameserver ${isolation.link.hostIp}\noptions edns0\n`, { mode: 0o644 });
       // /dev/shm is bounded by half the VM's memory, as a tmpfs /dev/shm is on most distributions.
       holder = await holdVmMountNs(tracker, cgroup, {
         disk: p.disk,
         home: r.home,
         runtimeDir: p.runtimeDir,
+        resolvConf: p.resolvConf,
         shmMiB: (r.memoryGiB * 1024) / 2,
         logFile: join(p.logs, 'mount-namespace.log'),
       });

@@ -7,6 +7,7 @@ import type { TrackedProcess } from './runner.ts';
 import type { DesktopProcess } from './vm-boot.ts';
 import type { VmPaths, VmRecord } from './vm-record.ts';
 import type { LinuxVmRuntime } from './vm-runtime.ts';
+import type { VmDnsAnswerer } from './egress-dns.ts';
 
 /** One VM as the host holds it in memory. */
 export interface VmEntry {
@@ -22,4 +23,6 @@ export interface VmEntry {
   /** Set while it boots: it already counts against the Mac's cores and memory. */
   booting?: boolean;
   lastActivity?: Date;
+  /** The VM's DNS answerer, while its egress policy lets anything out (egress-dns.ts). */
+  dns?: VmDnsAnswerer;
 }

@@ -55,6 +55,8 @@ const HOLDER_SCRIPT = [
   'while read -r point; do [ "$point" = "$4" ] || [ "$point" = "$5" ] || [ "$point" = "$6" ] || umount -l "$point" 2>/dev/null || true; done',
   'mount --bind "$2" /var/tmp',
   'mount --bind "$7" /run/lock',
+  // The VM's resolver: its link's DNS answerer (egress-dns.ts), whatever the machine uses.
+  'mount --bind "$8" /etc/resolv.conf',
   'mount -t tmpfs -o "size=$3,mode=1777,nosuid,nodev" sandbay-shm /dev/shm',
   // Last: the other paths may lie under the machine's /tmp (a data dir in tests), hidden from here on.
   'mount --bind "$1" /tmp',
@@ -79,7 +81,7 @@ export interface MountNsHolder {
 export async function holdVmMountNs(
   tracker: ProcessTracker,
   cgroup: VmCgroup | undefined,
-  vm: { disk: string; home: string; runtimeDir: string; shmMiB: number; logFile: string },
+  vm: { disk: string; home: string; runtimeDir: string; resolvConf: string; shmMiB: number; logFile: string },
   timeoutMs = 5000,
 ): Promise<MountNsHolder> {
   const dirs = vmTempDirs(vm.disk);
@@ -105,6 +107,7 @@ export async function holdVmMountNs(
     vm.disk,
     vm.runtimeDir,
     dirs.runLock,
+    vm.resolvConf,
   ];
   const cmd = cgroup ? cgroup.wrap('unshare', args) : { command: 'unshare', args };
   const proc = await tracker.start(cmd.command, cmd.args, { label: 'mount namespace', logFile: vm.logFile });

@@ -9,12 +9,15 @@
 // either end. On the host, 198.19.0.0/16 is an `unreachable` route: a VM address with no link
 // fails at once instead of leaving through the default route.
 //
-// Outbound NAT (an operator's setting, off by default; docs/isolation.md): a VM booted with it gets a
-// default route via the host end of its link, and its host interface joins the firewall's `nat_links`
-// set, which lets its connections be forwarded (never to private, link-local, loopback or other VMs'
-// ranges) and masqueraded. The driver never turns on the machine's IPv4 forwarding
-// (`net.ipv4.ip_forward`): that stays the operator's decision, and without it nothing leaves.
+// Outbound NAT (an operator's setting, off by default; docs/isolation.md): what a VM may reach is
+// its sandbox's egress policy (egress.ts), which a VM of a NAT host can have: a default route via
+// the host end of its link, and its host interface in the firewall's `nat_links` set, which lets its
+// connections be forwarded (never to a fenced range: private, link-local, loopback, other VMs') and
+// masqueraded, and in `dns_links`, which lets it ask the DNS answerer on its link (egress-dns.ts).
+// The driver never turns on the machine's IPv4 forwarding (`net.ipv4.ip_forward`): that stays the
+// operator's decision, and without it nothing leaves.
 import { writeFileSync } from 'node:fs';
+import { FENCED_RANGES } from '../../crds/egress.ts';
 import { DriverError } from '../driver.ts';
 import { run } from './runner.ts';
 
@@ -26,21 +29,10 @@ export const HOST_IF_PREFIX = 'sbvm';
 export const FIREWALL_TABLE = 'sandbay-vms';
 /** The set (in that table) of VM host interfaces whose VMs may reach the internet through NAT. */
 export const NAT_LINKS_SET = 'nat_links';
-/**
- * Where a VM with NAT may still not go: this-network, private (RFC 1918), shared (CGNAT), loopback,
- * link-local (metadata services), the benchmarking range (every VM link), multicast and reserved.
- */
-const NOT_THROUGH_NAT = [
-  '0.0.0.0/8',
-  '10.0.0.0/8',
-  '100.64.0.0/10',
-  '127.0.0.0/8',
-  '169.254.0.0/16',
-  '172.16.0.0/12',
-  '192.168.0.0/16',
-  '198.18.0.0/15',
-  '224.0.0.0/3',
-];
+/** The set of VM host interfaces whose VMs may ask the DNS answerer on their link's host end. */
+export const DNS_LINKS_SET = 'dns_links';
+/** Where a VM with NAT may still not go, whatever its sandbox's egress policy (crds/egress.ts). */
+const NOT_THROUGH_NAT = FENCED_RANGES.map((f) => f.cidr);
 
 export interface VmLink {
   netns: string;
@@ -82,9 +74,12 @@ export async function ensureVmFirewall(): Promise<void> {
       // Kept across the flush (adding an existing set changes nothing): VMs of other drivers on the
       // machine that run with NAT stay in it.
       `add set inet ${t} ${NAT_LINKS_SET} { type ifname; }`,
+      `add set inet ${t} ${DNS_LINKS_SET} { type ifname; }`,
       `add chain inet ${t} input { type filter hook input priority filter - 10; policy accept; }`,
       // The answers to the host's own connections (SSH, VNC, probes) come back in; nothing a VM opens does.
       `add rule inet ${t} input ${vm} ct state established,related accept`,
+      // The DNS answerer on the link's host end (it binds that address alone, and answers only its VM).
+      `add rule inet ${t} input iifname @${DNS_LINKS_SET} meta l4proto { udp, tcp } th dport 53 accept`,
       `add rule inet ${t} input ${vm} reject with icmpx admin-prohibited`,
       // Nothing passes from or to a VM through the host, but a NAT VM's own connections to the
       // internet and their answers (once the operator has turned forwarding on).
@@ -109,12 +104,12 @@ export async function removeVmFirewall(): Promise<void> {
 }
 
 /**
- * Makes the VM's namespace and link, replacing what a crashed predecessor on the slot left; with
- * `outboundNat`, a default route via the host end and the link in the firewall's NAT set. The
- * firewall is made again first: `sandbay host reset` removes it once no slot is claimed, which a
- * driver that is up with no VM at that moment does not notice (its next VM would boot without it).
+ * Makes the VM's namespace and link, replacing what a crashed predecessor on the slot left, with
+ * no way out: the egress policy (egress.ts) opens what it allows. The firewall is made again
+ * first: `sandbay host reset` removes it once no slot is claimed, which a driver that is up with no
+ * VM at that moment does not notice (its next VM would boot without it).
  */
-export async function createVmNetwork(link: VmLink, opts: { outboundNat?: boolean } = {}): Promise<void> {
+export async function createVmNetwork(link: VmLink): Promise<void> {
   await ensureVmFirewall();
   await removeVmNetwork(link);
   await run('ip', ['-b', '-'], {
@@ -129,18 +124,10 @@ export async function createVmNetwork(link: VmLink, opts: { outboundNat?: boolea
   });
   writeFileSync(`/proc/sys/net/ipv6/conf/${link.hostIf}/disable_ipv6`, '1');
   await run('ip', ['-n', link.netns, '-b', '-'], {
-    input: [
-      'link set lo up',
-      'link set eth0 addrgenmode none',
-      `addr add ${link.vmIp}/30 dev eth0`,
-      'link set eth0 up',
-      ...(opts.outboundNat ? [`route add default via ${link.hostIp} dev eth0`] : []),
-      '',
-    ].join('\n'),
+    input: ['link set lo up', 'link set eth0 addrgenmode none', `addr add ${link.vmIp}/30 dev eth0`, 'link set eth0 up', ''].join(
+      '\n',
+    ),
   });
-  if (opts.outboundNat) {
-    await run('nft', ['add', 'element', 'inet', FIREWALL_TABLE, NAT_LINKS_SET, `{ ${link.hostIf} }`]);
-  }
   await run('ip', ['link', 'set', link.hostIf, 'up']);
 }
 
@@ -149,10 +136,10 @@ export async function removeVmNetwork(link: Pick<VmLink, 'netns' | 'hostIf'>): P
   await run('ip', ['netns', 'del', link.netns]).catch(ignoreMissing);
   // A namespace some process still held when it was deleted keeps its link until that process ends.
   await run('ip', ['link', 'del', link.hostIf]).catch(ignoreMissing);
-  // The set holds names: the next VM on this slot gets NAT only if it is booted with it.
-  await run('nft', ['delete', 'element', 'inet', FIREWALL_TABLE, NAT_LINKS_SET, `{ ${link.hostIf} }`]).catch(
-    ignoreMissing,
-  );
+  // The sets hold names: the next VM on this slot gets NAT and DNS only if its policy lets it out.
+  for (const set of [NAT_LINKS_SET, DNS_LINKS_SET]) {
+    await run('nft', ['delete', 'element', 'inet', FIREWALL_TABLE, set, `{ ${link.hostIf} }`]).catch(ignoreMissing);
+  }
 }
 
 /** Names of the driver's namespaces on the machine (`sandbay-<prefix>N`), for `sandbay host reset`. */

@@ -4,6 +4,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJson, replaceFile } from './claims.ts';
 import { xSocketPath } from './shared-socket-dirs.ts';
+import type { EgressMode } from '../../crds/egress.ts';
 
 export interface VmRecord {
   name: string;
@@ -37,6 +38,11 @@ export interface VmRecord {
    * never reads the VM's own copy back (that file is in a dir the VM writes to).
    */
   xCookie?: string;
+  /**
+   * While running: the egress policy in force (egress.ts) and its number among the VM's policies
+   * (the conntrack mark of the connections it let out). Absent: none applied yet (no way out).
+   */
+  egress?: { mode: EgressMode; allow: string[]; mark: number };
   createdAt: string;
 }
 
@@ -58,6 +64,8 @@ export interface VmPaths {
   xauthority: string;
   /** The VM's X server's own /tmp, with its socket file: root's, reached only by the driver (display.ts). */
   xTmpDir: string;
+  /** The VM's /etc/resolv.conf (bound there in its mount namespace): its link's DNS answerer. */
+  resolvConf: string;
 }
 
 export function vmPaths(
@@ -79,6 +87,7 @@ export function vmPaths(
     runtimeDir,
     xauthority: join(runtimeDir, 'Xauthority'),
     xTmpDir: join(dir, 'x-tmp'),
+    resolvConf: join(dir, 'resolv.conf'),
   };
 }
 
@@ -94,7 +103,7 @@ export function xSocketOf(r: VmRecord): string | undefined {
 
 /** `r` once its VM is powered off: nothing of the last run (display, socket, PIDs) is kept. */
 export function stoppedRecord(r: VmRecord): VmRecord {
-  const { display: _d, xSocket: _s, pids: _p, xCookie: _c, ...rest } = r;
+  const { display: _d, xSocket: _s, pids: _p, xCookie: _c, egress: _e, ...rest } = r;
   return { ...rest, state: 'stopped' };
 }
 

@@ -28,7 +28,7 @@ export interface SetupContext {
   sshPort: number;
   vncPort: number;
   pidsMax: number;
-  /** VMs get outbound NAT (an operator's setting; vm-network.ts). */
+  /** VMs may get outbound NAT, as their egress policy says (an operator's setting; egress.ts). */
   outboundNat: boolean;
 }
 
@@ -38,7 +38,7 @@ export const vmCgroup = (ctx: SetupContext, user: string) => new VmCgroup(ctx.cg
 /** The namespaces of the VM on `slot` (made at boot, removed at power-off). */
 export function vmIsolation(ctx: SetupContext, slot: number): VmIsolation {
   const user = slotUser(ctx, slot);
-  return { link: vmLink(slot, user), user, globalDir: ctx.globalDir, outboundNat: ctx.outboundNat };
+  return { link: vmLink(slot, user), user, globalDir: ctx.globalDir };
 }
 
 /** A VNC password: x11vnc uses at most 8 characters. */

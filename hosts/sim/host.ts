@@ -2,7 +2,7 @@
 // serialized (as Tart serializes them per VM); each takes its configured time on the driver's clock;
 // a host marked failed answers nothing (`unreachable`), including an operation already waiting, which
 // then has no effect. Running VMs never add up to more cores, memory or VMs than the Mac has.
-import { MAC_PROFILES, type MacModel } from '../../crds/index.ts';
+import { MAC_PROFILES, type EgressPolicy, type EgressSupport, type MacModel } from '../../crds/index.ts';
 import {
   DriverError,
   type DeltaInfo,
@@ -29,14 +29,23 @@ export class SimHost implements Host {
   readonly images: HostImage[];
   readonly maxVms: number;
   readonly ctx: SimContext;
+  readonly egress: EgressSupport;
   readonly #vms = new Map<string, SimVm>();
   readonly #locks = new Map<string, Promise<unknown>>();
   #ipSeq = 0;
   /** When the host booted, as `sysctl kern.boottime` tells on a Mac: a reboot changes it. */
   #bootMs: number;
 
-  constructor(address: string, model: MacModel, images: HostImage[], maxVms: number, ctx: SimContext) {
+  constructor(
+    address: string,
+    model: MacModel,
+    images: HostImage[],
+    maxVms: number,
+    ctx: SimContext,
+    egress: EgressSupport,
+  ) {
     this.address = address;
+    this.egress = egress;
     this.model = model;
     this.images = images;
     this.maxVms = maxVms;
@@ -56,6 +65,7 @@ export class SimHost implements Host {
       images,
       maxVms: this.maxVms,
       bootedAt: new Date(this.#bootMs).toISOString(),
+      egress: this.egress,
     };
   }
 
@@ -117,8 +127,26 @@ export class SimHost implements Host {
       }
       vm.state = 'running';
       vm.ip ??= this.#nextIp();
+      vm.egress = { mode: this.egress.default, allow: [] };
       return vm.info();
     });
+  }
+
+  async setEgress(name: string, policy: EgressPolicy): Promise<void> {
+    this.#enter('setEgress');
+    if (!this.egress.modes.includes(policy.mode)) {
+      throw new DriverError('invalid_argument', `egress mode "${policy.mode}" is refused: ${this.egress.refusal}`);
+    }
+    await this.#lock(name, async () => {
+      const vm = this.#get(name);
+      if (vm.state !== 'running') throw new DriverError('not_found', `VM ${name} is not running`);
+      vm.egress = { mode: policy.mode, allow: [...policy.allow] };
+    });
+  }
+
+  /** The policy in force on a running VM (tests: what the reconciler applied). */
+  egressOf(name: string): EgressPolicy | undefined {
+    return this.#vms.get(name)?.egress;
   }
 
   async stopVm(name: string): Promise<void> {
@@ -273,6 +301,7 @@ export class SimHost implements Host {
 
   #powerOff(vm: SimVm): void {
     vm.state = 'stopped';
+    vm.egress = undefined;
     stopAll(vm.guest?.recordings, this.ctx.clock.now());
   }
 

@@ -1,6 +1,6 @@
 // Options of the sim driver: its clock, how long each host operation takes, and per-address host
 // overrides. Defaults are small but shaped like a real Mac (boot is the slow part, resize is quick).
-import type { MacModel } from '../../crds/index.ts';
+import type { EgressSupport, MacModel } from '../../crds/index.ts';
 import type { HostImage } from '../driver.ts';
 import type { Faults } from './faults.ts';
 
@@ -37,7 +37,12 @@ export interface SimHostOverride {
   images?: HostImage[];
   /** VMs the host runs at once (default 2, the macOS guest limit per host). */
   maxVms?: number;
+  /** The egress policies the host enforces (default SIM_EGRESS: every mode, offline by default). */
+  egress?: EgressSupport;
 }
+
+/** A sim Mac enforces every policy (it only records them); a VM is offline until its sandbox asks. */
+export const SIM_EGRESS: EgressSupport = { default: 'none', modes: ['none', 'all', 'allow'], domains: true };
 
 export interface SimDriverOptions {
   clock?: SimClock;

@@ -1,6 +1,7 @@
 // One sim VM: its size, run state and address, and — allocated only once used — its disk and the
 // guest's state (pointer, typed text, recordings). A VM that is only cloned and booted costs a few
 // hundred bytes, so 2,000 of them fit easily.
+import type { EgressPolicy } from '../../crds/index.ts';
 import type { VmInfo } from '../driver.ts';
 import type { SimDisk } from './disk.ts';
 import type { Recordings } from './recordings.ts';
@@ -29,6 +30,8 @@ export class SimVm {
   disk: SimDisk | undefined;
   guest: GuestState | undefined;
   lastActivityMs: number | undefined;
+  /** The egress policy in force while it runs (the sim records it; nothing leaves a sim VM). */
+  egress: EgressPolicy | undefined;
 
   constructor(name: string, image: string, cpu: number, memoryGiB: number) {
     this.name = name;

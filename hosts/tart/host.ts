@@ -19,6 +19,7 @@ import { TartGuest, type RunningVm } from './guest.ts';
 import { tartLine, vmDirWord, type Mac } from './mac.ts';
 import { tartError, unexpectedOutput } from './tart-errors.ts';
 import { parseBootTime, parseGet, parseIp, parseList, parseVncLine } from './tart-json.ts';
+import { TART_EGRESS } from './egress.ts';
 
 /** Apple's licence: two macOS VMs at once per Mac. */
 export const MAX_VMS_PER_MAC = 2;
@@ -89,6 +90,7 @@ export class TartHost implements Host {
       diskGiB: this.#profile.diskGiB,
       images,
       maxVms: MAX_VMS_PER_MAC,
+      egress: TART_EGRESS,
       bootedAt: parseBootTime(boottime ?? ''),
     };
   }

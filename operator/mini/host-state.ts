@@ -82,7 +82,8 @@ export async function markMiniUp(ctx: OperatorContext, mini: Mini, info: HostInf
     s.layout === undefined ||
     s.warmProfile === undefined ||
     JSON.stringify(s.capacity) !== JSON.stringify(capacity) ||
-    JSON.stringify(s.images) !== JSON.stringify(images);
+    JSON.stringify(s.images) !== JSON.stringify(images) ||
+    JSON.stringify(s.egress) !== JSON.stringify(info.egress);
   if (!changed && !heartbeatStale) return false;
   await patchStatus(ctx, mini, {
     phase,
@@ -92,6 +93,8 @@ export async function markMiniUp(ctx: OperatorContext, mini: Mini, info: HostInf
     layout,
     warmProfile: s.warmProfile ?? warmProfile(mini.spec.model, layout),
     conditions: cond.conditions,
+    // What the host enforces of sandboxes' egress policies (null: nothing, its driver reports none).
+    egress: info.egress ?? (null as never),
   });
   if (event) ctx.logger.info({ mini: mini.metadata.name, phase }, 'host answers');
   return event !== undefined;

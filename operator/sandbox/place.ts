@@ -14,6 +14,7 @@ import type { SandboxFailureCode } from '../conditions.ts';
 import { reservationKeyOf, sandboxKeyOf, type OperatorContext } from '../context.ts';
 import type { ClaimsInFlight } from './claims.ts';
 import { chooseVm } from './choose.ts';
+import { askedEgress, ensureEgress, macsForEgress } from './egress.ts';
 import { POOL_LIFETIME_MS, poolMiniNames, poolRateCents } from './pool.ts';
 import { chargeHours } from './pool-billing.ts';
 import { writeClaimStatus } from './status.ts';
@@ -55,7 +56,13 @@ export async function place(
     request.snapshot = base;
   }
 
-  const choice = chooseVm(ctx, claims, key, target.minis, request);
+  // Only Macs that enforce the sandbox's egress policy (API checks the same, crds/egress.ts).
+  const asked = askedEgress(sb);
+  if ('error' in asked) return refuse('invalid_egress', asked.error);
+  const macs = macsForEgress((n) => ctx.informers.minis.get(n), target.minis, asked.policy);
+  if ('refusal' in macs) return refuse('egress_not_allowed', macs.refusal);
+
+  const choice = chooseVm(ctx, claims, key, macs.names, request);
   if (isScheduleFailure(choice)) {
     return refuse(choice.error, choice.message);
   }
@@ -101,7 +108,16 @@ export async function place(
       poolCentsPerHour: target.poolCents,
     }),
   };
-  if (!(await writeClaimStatus(ctx, sb, placement, claimed.status?.vmIp))) ctx.enqueue.pool(choice.mini);
+  // A warm VM runs already: its policy goes on before the sandbox is `running` (a cold one's, in follow).
+  const vmIp = claimed.status?.vmIp;
+  let egress;
+  if (choice.boot === 'warm' && vmIp !== undefined) {
+    const outcome = await ensureEgress(ctx, sb, claimed, true);
+    if ('code' in outcome) return refuse(outcome.code, outcome.message);
+    egress = outcome.egress;
+  }
+  if (!(await writeClaimStatus(ctx, sb, { ...placement, ...(egress && { egress }) }, vmIp)))
+    ctx.enqueue.pool(choice.mini);
   return { placed: true };
 }
 

@@ -9,6 +9,7 @@ import type { ReconcileFn, ReconcileResult } from '../runtime/index.ts';
 import { ClaimsInFlight } from './claims.ts';
 import { BOOT_ANNOTATION, place } from './place.ts';
 import { reapIfIdle } from './reaper.ts';
+import { ensureEgress } from './egress.ts';
 import { keepPoolSandbox } from './pool-life.ts';
 import { refundSandbox } from './pool-billing.ts';
 import { releaseVm } from './release.ts';
@@ -79,18 +80,34 @@ async function follow(ctx: OperatorContext, sb: Sandbox, vm: VM): Promise<Reconc
       return fail(ctx, sb, booted.reason ?? 'boot_failed', booted.message ?? 'boot failed');
     return sandboxPhase(sb) === 'running' ? reapIfIdle(ctx, sb) : undefined;
   }
+  const booting = sandboxPhase(sb) === 'booting';
+  // Its egress policy: on a VM that just booted for it (before it runs), or a changed spec.
+  const egress = await ensureEgress(ctx, sb, vm, booting);
+  if ('code' in egress) {
+    if (booting) return fail(ctx, sb, egress.code, egress.message);
+    const generation = sb.metadata.generation ?? 1;
+    await patchSandboxStatus(ctx, sb, undefined, {
+      egressFailure: { generation, reason: egress.code, message: egress.message },
+    });
+    // A driver's failure is retried (with backoff); a policy no Mac of it enforces is not.
+    if (egress.code === 'egress_failed') throw new Error(egress.message);
+    return;
+  }
   const now = new Date(ctx.clock.now()).toISOString();
   const running = await patchSandboxStatus(
     ctx,
     sb,
-    sandboxPhase(sb) === 'booting' ? 'booted' : undefined,
+    booting ? 'booted' : undefined,
     {
       vm: vm.metadata.name,
       mini: vm.spec.mini,
       cpu: vm.status.cpu ?? vm.spec.cpu,
       memoryGiB: vm.status.memoryGiB ?? vm.spec.memoryGiB,
       ...(vm.status.vmIp !== undefined && { vmIp: vm.status.vmIp }),
-      ...(sandboxPhase(sb) === 'booting' && { lastActive: now, ranAt: now }),
+      ...(booting && { lastActive: now, ranAt: now }),
+      ...(egress.egress && { egress: egress.egress }),
+      // A failure of an earlier policy is history once a later one is in force (merge patch: null removes).
+      ...(sb.status?.egressFailure && { egressFailure: null as never }),
     },
     readyCondition('True', Reasons.Running),
   );
@@ -114,7 +131,15 @@ async function adoptClaim(ctx: OperatorContext, sb: Sandbox, vm: VM): Promise<vo
     { sandbox: sandboxKeyOf(sb), vm: vm.metadata.name, boot },
     'adopting a claim made before a restart',
   );
-  await writeClaimStatus(ctx, sb, placement, vm.status?.vmIp);
+  const vmIp = vm.status?.vmIp;
+  let egress;
+  if (boot === 'warm' && vmIp !== undefined) {
+    // The policy may or may not have gone on before the restart: put on again (idempotent).
+    const outcome = await ensureEgress(ctx, sb, vm, false);
+    if ('code' in outcome) return fail(ctx, sb, outcome.code, outcome.message);
+    egress = outcome.egress;
+  }
+  await writeClaimStatus(ctx, sb, { ...placement, ...(egress && { egress }) }, vmIp);
 }
 
 /** Fails the sandbox with a code the API maps to HTTP, then releases whatever VM it holds. */
