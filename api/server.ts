@@ -10,7 +10,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DriverKind } from '../crds/index.ts';
 import type { Store } from '../store/store.ts';
 import { DATABASE_FILE, openStore, type StoreChoice } from '../store/open-store.ts';
-import { closeDrivers, createDrivers } from '../hosts/create-drivers.ts';
+import { closeDrivers, createDrivers, type VmNetworkOptions } from '../hosts/create-drivers.ts';
 import {
   createBlobStore,
   startOperator,
@@ -39,8 +39,10 @@ export interface ServerOptions {
   /** Admin API port (0: any free port). */
   adminPort?: number;
   hostDriver: DriverKind;
-  /** linux driver: VMs reach the internet through NAT (docs/isolation.md). Default off. */
+  /** linux driver: VMs reach the internet through NAT as their egress policy says (docs/isolation.md). */
   vmOutboundNat?: boolean;
+  vmEgressDefault?: VmNetworkOptions['vmEgressDefault'];
+  vmDns?: string[];
   /** Address the customer listener binds; loopback unless told otherwise. */
   host?: string;
   /** New snapshots, recordings and uploads are refused while less is free in dataDir (default 1 GiB). */
@@ -145,7 +147,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       opts.hostDriver,
       dataDir,
       (msg) => logger.info({ driver: opts.hostDriver }, msg),
-      { vmOutboundNat: opts.vmOutboundNat ?? false },
+      {
+        vmOutboundNat: opts.vmOutboundNat ?? false,
+        ...(opts.vmEgressDefault !== undefined && { vmEgressDefault: opts.vmEgressDefault }),
+        ...(opts.vmDns !== undefined && { vmDns: opts.vmDns }),
+      },
     );
     closers.push(['the host drivers (powering VMs off)', () => closeDrivers(drivers)]);
     // One registry for the admin /metrics: the API's and the operator's (controllers, fleet).

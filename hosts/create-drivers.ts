@@ -8,6 +8,16 @@ import { createTartDriver } from './tart/index.ts';
 
 export type Drivers = Partial<Record<DriverKind, Driver>>;
 
+/** What the operator lets the linux driver's VMs reach (docs/isolation.md). */
+export interface VmNetworkOptions {
+  /** VMs may reach the internet through NAT, as their egress policy says. Default off. */
+  vmOutboundNat?: boolean;
+  /** With NAT: the egress mode of a sandbox that asks for none (default `all`). */
+  vmEgressDefault?: 'none' | 'all';
+  /** The resolvers the VMs' DNS answerer asks (default: the machine's). */
+  vmDns?: string[];
+}
+
 /**
  * The drivers for `kind`, keeping their state under `dataDir`. `linux` makes this machine one Mac of
  * real desktops; `sim` runs in-memory Macs for scale and fault tests (never a claim about real hosts).
@@ -18,7 +28,7 @@ export function createDrivers(
   dataDir: string,
   log?: (msg: string) => void,
   /** Operator settings of the hosts this process drives. */
-  hostOptions: { vmOutboundNat?: boolean } = {},
+  hostOptions: VmNetworkOptions = {},
 ): Drivers {
   switch (kind) {
     case 'linux':
@@ -26,6 +36,8 @@ export function createDrivers(
         linux: createLinuxDriver({
           dataDir: join(dataDir, 'linux'),
           outboundNat: hostOptions.vmOutboundNat ?? false,
+          ...(hostOptions.vmEgressDefault !== undefined && { egressDefault: hostOptions.vmEgressDefault }),
+          ...(hostOptions.vmDns !== undefined && { dnsUpstreams: hostOptions.vmDns }),
           ...(log && { log }),
         }),
       };

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { DriverKind } from '../crds/index.ts';
-import { closeDrivers, createDrivers, type Drivers } from '../hosts/create-drivers.ts';
+import { closeDrivers, createDrivers, type Drivers, type VmNetworkOptions } from '../hosts/create-drivers.ts';
 import { openStore, type StoreChoice } from '../store/open-store.ts';
 import { startOperator, type RunningOperator } from './index.ts';
 import { LeaderElector } from './runtime/leader.ts';
@@ -17,8 +17,10 @@ import type { Logger } from './runtime/logger.ts';
 export interface OperatorProcessOptions {
   dataDir: string;
   hostDriver: DriverKind;
-  /** linux driver: VMs reach the internet through NAT (docs/isolation.md). Default off. */
+  /** linux driver: VMs reach the internet through NAT as their egress policy says (docs/isolation.md). */
   vmOutboundNat?: boolean;
+  vmEgressDefault?: VmNetworkOptions['vmEgressDefault'];
+  vmDns?: string[];
   store?: StoreChoice;
   kubeconfig?: string;
   context?: string;
@@ -64,6 +66,8 @@ export async function startOperatorProcess(opts: OperatorProcessOptions): Promis
     (() =>
       createDrivers(opts.hostDriver, dataDir, (msg) => log.info({ driver: opts.hostDriver }, msg), {
         vmOutboundNat: opts.vmOutboundNat ?? false,
+        ...(opts.vmEgressDefault !== undefined && { vmEgressDefault: opts.vmEgressDefault }),
+        ...(opts.vmDns !== undefined && { vmDns: opts.vmDns }),
       }));
   let operator: { running: RunningOperator; drivers: Drivers } | undefined;
   let starting: Promise<void> | undefined;

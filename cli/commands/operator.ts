@@ -2,6 +2,7 @@ import { Command, Flags } from '@oclif/core';
 import { DRIVERS } from '../../crds/index.ts';
 import { storeFlags, storeOptions } from './shared/store-flags.ts';
 import { runUntilStopped } from './shared/until-stopped.ts';
+import { vmNetworkFlags, vmNetworkOptions } from './shared/vm-network-flags.ts';
 
 export default class Operator extends Command {
   static override summary =
@@ -21,11 +22,7 @@ export default class Operator extends Command {
       default: './data',
     }),
     'host-driver': Flags.string({ description: 'how VMs are run', options: [...DRIVERS], default: 'linux' }),
-    'vm-outbound-nat': Flags.boolean({
-      description:
-        'linux driver: VMs reach the internet through NAT on this machine (needs net.ipv4.ip_forward=1; docs/isolation.md)',
-      default: false,
-    }),
+    ...vmNetworkFlags,
     'health-port': Flags.integer({ description: 'probe listener port', default: 8082, min: 0, max: 65535 }),
     host: Flags.string({ description: 'address the probe listener binds', default: '127.0.0.1' }),
     rates: Flags.string({
@@ -61,7 +58,7 @@ export default class Operator extends Command {
       ...storeOptions(flags),
       dataDir: flags['data-dir'],
       hostDriver: flags['host-driver'] as (typeof DRIVERS)[number],
-      vmOutboundNat: flags['vm-outbound-nat'],
+      ...vmNetworkOptions(flags),
       healthPort: flags['health-port'],
       host: flags.host,
       leaseNamespace: flags['lease-namespace'],

@@ -2,6 +2,7 @@ import { Command, Flags } from '@oclif/core';
 import { listenerFlags, listenerOptions } from './shared/listener-flags.ts';
 import { storeFlags, storeOptions } from './shared/store-flags.ts';
 import { runUntilStopped } from './shared/until-stopped.ts';
+import { vmNetworkFlags, vmNetworkOptions } from './shared/vm-network-flags.ts';
 
 export default class Server extends Command {
   static override summary =
@@ -18,11 +19,7 @@ export default class Server extends Command {
     ...storeFlags,
     'data-dir': Flags.string({ description: 'where the database, keys and blobs live', default: './data' }),
     ...listenerFlags,
-    'vm-outbound-nat': Flags.boolean({
-      description:
-        'linux driver: VMs reach the internet through NAT on this machine (needs net.ipv4.ip_forward=1; docs/isolation.md)',
-      default: false,
-    }),
+    ...vmNetworkFlags,
   };
 
   async run(): Promise<void> {
@@ -33,7 +30,7 @@ export default class Server extends Command {
       ...storeOptions(flags),
       dataDir: flags['data-dir'],
       ...listenerOptions(flags),
-      vmOutboundNat: flags['vm-outbound-nat'],
+      ...vmNetworkOptions(flags),
     });
     await runUntilStopped('sandbay', server);
   }

@@ -98,6 +98,8 @@ describe('over stdio', () => {
         'move',
         'read_file',
         'reserve',
+        'sandbox_network',
+        'set_sandbox_egress',
         'screenshot',
         'scroll',
         'type',

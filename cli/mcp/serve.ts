@@ -9,12 +9,14 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Client } from '../../sdk/typescript/src/index.ts';
 import { registerSandbayTools } from './tools.ts';
+import { registerNetworkTools } from './network-tools.ts';
 
 export const MCP_PATH = '/mcp';
 
 export function buildMcpServer(client: Client, version: string): McpServer {
   const server = new McpServer({ name: 'sandbay', version });
   registerSandbayTools(server, client);
+  registerNetworkTools(server, client);
   return server;
 }
 

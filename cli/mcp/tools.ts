@@ -11,12 +11,23 @@ const sandboxId = z.string().describe('The sandbox id (sb-…), from create_sand
 const coord = z.number().int().min(0).max(65535);
 const button = z.enum(['left', 'right']).optional().describe('Default left');
 
-const text = (value: unknown): CallToolResult => ({
+/** An egress policy as the API takes it (docs/api.md, Egress). */
+export const egressArg = z
+  .object({
+    mode: z.enum(['none', 'all', 'allow']),
+    allow: z
+      .array(z.string())
+      .optional()
+      .describe('With mode allow: IPv4 addresses or CIDRs, and domains (*.example.com for subdomains)'),
+  })
+  .describe("Where the VM may connect to; default: its Mac's");
+
+export const text = (value: unknown): CallToolResult => ({
   content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
 });
 
 /** Runs a tool body; an SDK error becomes a tool error result with the API's code. */
-async function guarded(body: () => Promise<CallToolResult>): Promise<CallToolResult> {
+export async function guarded(body: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await body();
   } catch (err) {
@@ -85,6 +96,7 @@ export function registerSandbayTools(server: McpServer, client: Client): void {
         snapshot: z.string().optional().describe('A snapshot version to restore'),
         reservation_id: z.string().optional(),
         ephemeral: z.boolean().optional(),
+        egress: egressArg.optional(),
       },
     },
     (a) =>
@@ -95,6 +107,7 @@ export function registerSandbayTools(server: McpServer, client: Client): void {
           ...(a.snapshot !== undefined && { snapshot: a.snapshot }),
           ...(a.reservation_id !== undefined && { reservationId: a.reservation_id }),
           ...(a.ephemeral !== undefined && { ephemeral: a.ephemeral }),
+          ...(a.egress !== undefined && { egress: a.egress }),
         });
         return text(await created.info());
       }),

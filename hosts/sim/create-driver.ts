@@ -6,7 +6,7 @@
 //   const host = sim.host({ name: 'mini-1', address: '10.0.0.1', model: 'm4' });
 //   sim.failHost('10.0.0.1');   // every call on it now throws DriverError 'unreachable'
 //   sim.failNext('startVm');    // the next startVm anywhere throws 'command_failed'
-import { IMAGES } from '../../crds/index.ts';
+import { IMAGES, type EgressPolicy } from '../../crds/index.ts';
 import { DriverError, type Driver, type HostRef } from '../driver.ts';
 import { Faults, type FailNextOptions, type SimOp } from './faults.ts';
 import { SimHost } from './host.ts';
@@ -26,6 +26,8 @@ export interface SimVmView {
   typed?: string;
   inputEvents?: number;
   recordings: number;
+  /** The egress policy in force while it runs (what the reconciler applied). */
+  egress?: EgressPolicy;
 }
 
 export interface SimHostView {
@@ -127,6 +129,7 @@ function viewOf(vm: SimVm): SimVmView {
     files: vm.disk ? [...vm.disk.files.keys()].sort() : [],
     ...(g && { cursor: { ...g.cursor }, typed: g.typed, inputEvents: g.inputEvents }),
     recordings: g?.recordings.size ?? 0,
+    ...(vm.egress && { egress: { ...vm.egress, allow: [...vm.egress.allow] } }),
   };
 }
 

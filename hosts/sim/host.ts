@@ -144,11 +144,6 @@ export class SimHost implements Host {
     });
   }
 
-  /** The policy in force on a running VM (tests: what the reconciler applied). */
-  egressOf(name: string): EgressPolicy | undefined {
-    return this.#vms.get(name)?.egress;
-  }
-
   async stopVm(name: string): Promise<void> {
     this.#enter('stopVm');
     await this.#lock(name, async () => {

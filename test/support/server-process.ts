@@ -14,13 +14,26 @@ export interface ServerProcess {
   adminUrl: string;
 }
 
-/** Starts the server; resolves once it logs that it is serving (its stdout is a pipe: JSON lines). */
-export function startServerProcess(dataDir: string, timeoutMs = 60_000): Promise<ServerProcess> {
-  const child = spawn(
-    process.execPath,
-    [BIN, 'server', '--data-dir', dataDir, '--port', '0', '--admin-port', '0', '--host-driver', 'linux'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+/**
+ * Starts the server; resolves once it logs that it is serving (its stdout is a pipe: JSON lines).
+ * `args` go after the defaults; with `netns` it runs in that network namespace (its URLs are then
+ * addresses there).
+ */
+export function startServerProcess(
+  dataDir: string,
+  timeoutMs = 60_000,
+  o: { args?: string[]; netns?: string } = {},
+): Promise<ServerProcess> {
+  const argv = [
+    BIN,
+    'server',
+    ...['--data-dir', dataDir, '--port', '0', '--admin-port', '0', '--host-driver', 'linux'],
+    ...(o.args ?? []),
+  ];
+  const [command, args] = o.netns
+    ? ['nsenter', [`--net=/run/netns/${o.netns}`, process.execPath, ...argv]]
+    : [process.execPath, argv];
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';

@@ -8,6 +8,7 @@ import { Tasks } from './tasks.ts';
 import type {
   Account,
   AccountKey,
+  EgressPolicy,
   Health,
   PlatformModel,
   Platforms,
@@ -61,6 +62,8 @@ export interface CreateOptions {
   macModel?: 'm4' | 'm4-pro' | 'm5-pro';
   /** Pins the sandbox to one Mac of the reservation: its Mini name or IP (422 `host_not_reserved` otherwise). */
   host?: string;
+  /** Where the VM may connect to (docs/api.md, Egress); default: its Mac's. */
+  egress?: EgressPolicy;
   /** Default: a fresh key per call, so retries of this call never create twice. */
   idempotencyKey?: string;
 }
@@ -202,6 +205,7 @@ export class Client {
         ...(o.pool !== undefined && { pool: o.pool }),
         ...(o.macModel !== undefined && { mac_model: o.macModel }),
         ...(o.host !== undefined && { host: o.host }),
+        ...(o.egress !== undefined && { egress: o.egress }),
       },
       idempotencyKey: o.idempotencyKey ?? newIdempotencyKey(),
       timeoutMs: o.snapshot === undefined ? CREATE_TIMEOUT_MS : RESTORE_TIMEOUT_MS,

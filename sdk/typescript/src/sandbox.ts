@@ -20,7 +20,9 @@ import type {
   OpenAIComputerResult,
   ActResult,
   ExecResult,
+  EgressPolicy,
   Keepalive,
+  Network,
   SandboxInfo,
   Snapshot,
   SshCredentials,
@@ -216,6 +218,21 @@ export class Sandbox implements AsyncDisposable {
   /** The VM's SSH login, for an SSH client using the SSH WebSocket (`ssh_url`) as its transport. */
   sshCredentials(): Promise<SshCredentials> {
     return this.#t.json('GET', `${this.#base}/ssh/credentials`);
+  }
+
+  // ---- network ----
+
+  /** The egress policy in force, and the modes the sandbox's Mac enforces. */
+  network(): Promise<Network> {
+    return this.#t.json('GET', `${this.#base}/network`);
+  }
+
+  /**
+   * Changes the egress policy of the running sandbox; resolves once it is in force
+   * (`{mode: 'allow', allow: ['example.com', '203.0.113.0/24']}`, `{mode: 'none'}`, `{mode: 'all'}`).
+   */
+  setEgress(egress: EgressPolicy): Promise<Network> {
+    return this.#t.json('PATCH', `${this.#base}/network`, { json: { egress }, timeoutMs: 90_000 });
   }
 
   // ---- snapshots ----

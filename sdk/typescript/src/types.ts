@@ -29,6 +29,10 @@ export type SandboxInfo = Answer<'/v1/sandboxes/{sandboxID}', 'get'>;
 export type Keepalive = Answer<'/v1/sandboxes/{sandboxID}/keepalive', 'post'>;
 export type ViewerToken = Answer<'/v1/sandboxes/{sandboxID}/viewer-token', 'post'>;
 export type SshCredentials = Answer<'/v1/sandboxes/{sandboxID}/ssh/credentials', 'get'>;
+/** The egress policy in force, and what the sandbox's Mac enforces. */
+export type Network = Answer<'/v1/sandboxes/{sandboxID}/network', 'get'>;
+/** An egress policy: `{mode: 'none' | 'all' | 'allow', allow?: [IPv4 CIDRs or domains]}`. */
+export type EgressPolicy = RequestOf<'/v1/sandboxes/{sandboxID}/network', 'patch'>['egress'];
 
 export type Ok = Answer<'/v1/sandboxes/{sandboxID}/mouse/click', 'post'>;
 export type Position = Answer<'/v1/sandboxes/{sandboxID}/mouse/position', 'get'>;

@@ -46,6 +46,21 @@ class SshCredentials(TypedDict):
     private_key: str
 
 
+class Egress(TypedDict):
+    """An egress policy in force: ``mode`` ``none``, ``all`` or ``allow``, and its rules (docs/api.md, Egress)."""
+
+    mode: str
+    allow: List[str]
+
+
+class Network(TypedDict):
+    """The egress policy in force (``None`` until the sandbox runs), and what its Mac enforces."""
+
+    egress: Optional[Egress]
+    modes: List[str]
+    domains: bool
+
+
 class ViewerLink(TypedDict):
     vnc_url: str
     token: str

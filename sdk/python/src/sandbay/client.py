@@ -166,11 +166,13 @@ class Client:
         pool: Optional[bool] = None,
         mac_model: Optional[str] = None,
         host: Optional[str] = None,
+        egress: Optional[Json] = None,
     ) -> Sandbox:
         """Creates a sandbox: ephemeral unless ``ephemeral=False`` (the spec's SDK default), retried
         safely with one Idempotency-Key. ``pool=True``: a pool sandbox outside reservations (account
         key only), paid per started hour, deleted after 24 hours; ``mac_model`` narrows it. ``host``
-        pins it to one Mac of the reservation, by Mini name or IP."""
+        pins it to one Mac of the reservation, by Mini name or IP. ``egress``: where its VM may connect
+        to, ``{"mode": "none" | "all" | "allow", "allow": [...]}`` (default: its Mac's)."""
         body = _present(
             cpu=cpu,
             memory_gib=memory_gib,
@@ -181,6 +183,7 @@ class Client:
             pool=pool,
             mac_model=mac_model,
             host=host,
+            egress=egress,
         )
         created = self._t.json(
             "POST",

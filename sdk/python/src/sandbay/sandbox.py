@@ -14,6 +14,7 @@ from ._types import (
     DisplayInfo,
     ExecResult,
     Json,
+    Network,
     Ok,
     Position,
     SshCredentials,
@@ -248,6 +249,19 @@ class Sandbox:
 
     def ssh_credentials(self) -> SshCredentials:
         return self._t.json("GET", f"{self._base}/ssh/credentials")
+
+    # ---- network ----
+
+    def network(self) -> Network:
+        """The egress policy in force, and the modes the sandbox's Mac enforces."""
+        return self._t.json("GET", f"{self._base}/network")
+
+    def set_egress(self, mode: str, allow: Optional[Sequence[str]] = None) -> Network:
+        """Changes the egress policy of the running sandbox; returns once it is in force. ``mode``:
+        ``none``, ``all`` or ``allow`` (then ``allow``: IPv4 addresses or CIDRs and domains,
+        ``*.example.com`` for subdomains)."""
+        egress: Json = {"mode": mode} if allow is None else {"mode": mode, "allow": list(allow)}
+        return self._t.json("PATCH", f"{self._base}/network", json_body={"egress": egress}, timeout=90.0)
 
     # ---- snapshots ----
 

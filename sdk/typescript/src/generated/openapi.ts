@@ -640,6 +640,24 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/sandboxes/{sandboxID}/network': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The sandbox's egress policy in force, and the modes its Mac enforces */
+    get: operations['getSandboxNetwork'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Change the running sandbox's egress policy; answers once it is in force */
+    patch: operations['setSandboxEgress'];
+    trace?: never;
+  };
   '/v1/sandboxes/{sandboxID}/recording/start': {
     parameters: {
       query?: never;
@@ -3245,6 +3263,16 @@ export interface operations {
              * @description When the sandbox was created.
              */
             created_at: string;
+            /** @description The egress policy in force on the VM; null until it runs, or when its Mac's driver enforces none. */
+            egress: {
+              /** @description Its rules, normalized (mode `allow`); empty otherwise. */
+              allow: string[];
+              /**
+               * @description The mode in force.
+               * @enum {unknown}
+               */
+              mode: 'none' | 'all' | 'allow';
+            } | null;
             /**
              * Format: date-time
              * @description A pool sandbox is deleted at this time (24 hours after creation); null otherwise.
@@ -3333,6 +3361,16 @@ export interface operations {
           cpu?: number;
           /** @description Must equal the image's disk size. */
           disk_gib?: number;
+          /** @description Where the VM may connect to: `{"mode": "none" | "all" | "allow", "allow": [IPv4 addresses, CIDRs or domains]}`. Absent: its Mac's default (docs/api.md, Egress). */
+          egress?: {
+            /** @description With mode `allow`, its rules: IPv4 addresses or CIDRs (`203.0.113.0/24`) and domain names (`example.com`; `*.example.com` for its subdomains). */
+            allow?: string[];
+            /**
+             * @description `none` (no connection leaves the VM), `all` (any public address), `allow` (only what `allow` names).
+             * @enum {unknown}
+             */
+            mode: 'none' | 'all' | 'allow';
+          };
           /** @description true: destroyed after about 2 minutes without activity. Default false. */
           ephemeral?: boolean;
           /** @description Pins the sandbox to one Mac of the reservation: its Mini name or IP. A Mac outside it answers 422 `host_not_reserved`; with `pool` it is 400. */
@@ -3378,6 +3416,16 @@ export interface operations {
              * @description When the sandbox was created.
              */
             created_at: string;
+            /** @description The egress policy in force on the VM; null until it runs, or when its Mac's driver enforces none. */
+            egress: {
+              /** @description Its rules, normalized (mode `allow`); empty otherwise. */
+              allow: string[];
+              /**
+               * @description The mode in force.
+               * @enum {unknown}
+               */
+              mode: 'none' | 'all' | 'allow';
+            } | null;
             /**
              * Format: date-time
              * @description A pool sandbox is deleted at this time (24 hours after creation); null otherwise.
@@ -3607,6 +3655,16 @@ export interface operations {
              * @description When the sandbox was created.
              */
             created_at: string;
+            /** @description The egress policy in force on the VM; null until it runs, or when its Mac's driver enforces none. */
+            egress: {
+              /** @description Its rules, normalized (mode `allow`); empty otherwise. */
+              allow: string[];
+              /**
+               * @description The mode in force.
+               * @enum {unknown}
+               */
+              mode: 'none' | 'all' | 'allow';
+            } | null;
             /**
              * Format: date-time
              * @description A pool sandbox is deleted at this time (24 hours after creation); null otherwise.
@@ -6476,6 +6534,237 @@ export interface operations {
       };
       /** @description Every error response. */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  getSandboxNetwork: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Whether `allow` rules may name domains on this Mac (else addresses only). */
+            domains: boolean;
+            /** @description The egress policy in force on the VM; null until it runs, or when its Mac's driver enforces none. */
+            egress: {
+              /** @description Its rules, normalized (mode `allow`); empty otherwise. */
+              allow: string[];
+              /**
+               * @description The mode in force.
+               * @enum {unknown}
+               */
+              mode: 'none' | 'all' | 'allow';
+            } | null;
+            /** @description The modes the sandbox's Mac enforces (a PATCH asking for another answers 422 `egress_not_allowed`). */
+            modes: ('none' | 'all' | 'allow')[];
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  setSandboxEgress: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Where the VM may connect to: `{"mode": "none" | "all" | "allow", "allow": [IPv4 addresses, CIDRs or domains]}`. Absent: its Mac's default (docs/api.md, Egress). */
+          egress: {
+            /** @description With mode `allow`, its rules: IPv4 addresses or CIDRs (`203.0.113.0/24`) and domain names (`example.com`; `*.example.com` for its subdomains). */
+            allow?: string[];
+            /**
+             * @description `none` (no connection leaves the VM), `all` (any public address), `allow` (only what `allow` names).
+             * @enum {unknown}
+             */
+            mode: 'none' | 'all' | 'allow';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Whether `allow` rules may name domains on this Mac (else addresses only). */
+            domains: boolean;
+            /** @description The egress policy in force on the VM; null until it runs, or when its Mac's driver enforces none. */
+            egress: {
+              /** @description Its rules, normalized (mode `allow`); empty otherwise. */
+              allow: string[];
+              /**
+               * @description The mode in force.
+               * @enum {unknown}
+               */
+              mode: 'none' | 'all' | 'allow';
+            } | null;
+            /** @description The modes the sandbox's Mac enforces (a PATCH asking for another answers 422 `egress_not_allowed`). */
+            modes: ('none' | 'all' | 'allow')[];
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
