@@ -70,7 +70,8 @@ export const FENCED_RANGES: readonly { cidr: string; what: string }[] = [
   { cidr: '224.0.0.0/3', what: 'multicast or reserved' },
 ];
 
-export type EgressRule = { kind: 'cidr'; cidr: string; base: number; bits: number } | { kind: 'domain'; name: string };
+export type EgressRule =
+  { kind: 'cidr'; cidr: string; base: number; bits: number } | { kind: 'domain'; name: string };
 
 /** A rule parsed, or why it does not parse (a sentence naming the rule). */
 export function parseEgressRule(text: string): EgressRule | { error: string } {
@@ -102,7 +103,7 @@ function within(base: number, bits: number, cidr: string): boolean {
   const mask = fbits === 0 ? 0 : (0xffffffff << (32 - fbits)) >>> 0;
   const o = addr!.split('.').map(Number);
   const fbase = ((o[0]! << 24) | (o[1]! << 16) | (o[2]! << 8) | o[3]!) >>> 0;
-  return ((base & mask) >>> 0) === fbase;
+  return (base & mask) >>> 0 === fbase;
 }
 
 export function ipString(n: number): string {
@@ -116,10 +117,12 @@ function parseDomain(text: string, rule: string): EgressRule | { error: string }
   const bare = name.startsWith('*.') ? name.slice(2) : name;
   const labels = bare.split('.');
   const bad = (why: string) => ({ error: `"${text}" is not a domain name: ${why}` });
-  if (!/^[\x21-\x7e]+$/.test(bare)) return bad('only ASCII letters, digits, "-" and "." (an IDN in its xn-- form)');
+  if (!/^[\x21-\x7e]+$/.test(bare))
+    return bad('only ASCII letters, digits, "-" and "." (an IDN in its xn-- form)');
   if (bare.length > 253) return bad('longer than 253 characters');
   if (labels.length < 2) return bad('a name needs at least two labels (example.com)');
-  if (!labels.every((l) => LABEL.test(l))) return bad('each label is 1-63 letters, digits or "-", not starting or ending with "-"');
+  if (!labels.every((l) => LABEL.test(l)))
+    return bad('each label is 1-63 letters, digits or "-", not starting or ending with "-"');
   if (/^[0-9]+$/.test(labels.at(-1)!)) return bad('its last label is all digits');
   return { kind: 'domain', name };
 }
@@ -132,10 +135,14 @@ function parseDomain(text: string, rule: string): EgressRule | { error: string }
 export function parseEgressPolicy(input: EgressPolicyInput): { policy: EgressPolicy } | { error: string } {
   const rules = input.allow ?? [];
   if (input.mode !== 'allow') {
-    if (rules.length > 0) return { error: `egress.allow applies to mode "allow" only (the mode is "${input.mode}")` };
+    if (rules.length > 0)
+      return { error: `egress.allow applies to mode "allow" only (the mode is "${input.mode}")` };
     return { policy: { mode: input.mode, allow: [] } };
   }
-  if (rules.length === 0) return { error: 'egress mode "allow" needs at least one rule in egress.allow (allowing nothing is mode "none")' };
+  if (rules.length === 0)
+    return {
+      error: 'egress mode "allow" needs at least one rule in egress.allow (allowing nothing is mode "none")',
+    };
   const allow: string[] = [];
   for (const text of rules) {
     const rule = parseEgressRule(text);
@@ -147,9 +154,14 @@ export function parseEgressPolicy(input: EgressPolicyInput): { policy: EgressPol
 }
 
 /** Why `host` does not enforce `policy` (a sentence), or undefined when it does. */
-export function egressRefusal(support: EgressSupport, policy: EgressPolicy, host: string): string | undefined {
+export function egressRefusal(
+  support: EgressSupport,
+  policy: EgressPolicy,
+  host: string,
+): string | undefined {
   const why = support.refusal ? `: ${support.refusal}` : '';
-  if (!support.modes.includes(policy.mode)) return `egress mode "${policy.mode}" is not available on ${host}${why}`;
+  if (!support.modes.includes(policy.mode))
+    return `egress mode "${policy.mode}" is not available on ${host}${why}`;
   const domain = policy.allow.find((r) => !/^[0-9./]+$/.test(r));
   if (domain !== undefined && !support.domains)
     return `egress rules naming domains ("${domain}") are not enforced on ${host}${why}`;

@@ -72,9 +72,13 @@ const asked = (name: string) => world.dnsQuestions.includes(name);
 beforeAll(async () => {
   world = await startEgressWorld();
   const adminKey = (await readFile(join(world.dir, 'data', 'admin.key'), 'utf8')).trim();
-  const { stdout: out } = await promisify(execFile)(process.execPath, [BIN, 'accounts', 'create', 'egress-co', '--credit-cents', '100000'], {
-    env: { ...process.env, SANDBAY_URL: world.adminUrl, SANDBAY_ADMIN_KEY: adminKey },
-  });
+  const { stdout: out } = await promisify(execFile)(
+    process.execPath,
+    [BIN, 'accounts', 'create', 'egress-co', '--credit-cents', '100000'],
+    {
+      env: { ...process.env, SANDBAY_URL: world.adminUrl, SANDBAY_ADMIN_KEY: adminKey },
+    },
+  );
   key = /api key:\s+(\S+)/.exec(out)?.[1] ?? '';
   const reserved = await call('POST', '/v1/reservations', { hours: 24, mini_count: 1, vm_layout: 'split' });
   expect(reserved.status).toBe(201);

@@ -13,9 +13,14 @@ export const EgressRequestSchema = {
 export const EgressInForceSchema = Nullable(
   Type.Object({
     mode: Type.Enum([...EGRESS_MODES], { description: 'The mode in force.' }),
-    allow: Type.Array(Type.String(), { description: 'Its rules, normalized (mode `allow`); empty otherwise.' }),
+    allow: Type.Array(Type.String(), {
+      description: 'Its rules, normalized (mode `allow`); empty otherwise.',
+    }),
   }),
-  { description: "The egress policy in force on the VM; null until it runs, or when its Mac's driver enforces none." },
+  {
+    description:
+      "The egress policy in force on the VM; null until it runs, or when its Mac's driver enforces none.",
+  },
 );
 
 export const NetworkPatchSchema = Type.Object(
@@ -27,8 +32,11 @@ export type NetworkPatch = Static<typeof NetworkPatchSchema>;
 export const NetworkSchema = Type.Object({
   egress: EgressInForceSchema,
   modes: Type.Array(Type.Enum([...EGRESS_MODES]), {
-    description: "The modes the sandbox's Mac enforces (a PATCH asking for another answers 422 `egress_not_allowed`).",
+    description:
+      "The modes the sandbox's Mac enforces (a PATCH asking for another answers 422 `egress_not_allowed`).",
   }),
-  domains: Type.Boolean({ description: 'Whether `allow` rules may name domains on this Mac (else addresses only).' }),
+  domains: Type.Boolean({
+    description: 'Whether `allow` rules may name domains on this Mac (else addresses only).',
+  }),
 });
 export type Network = Static<typeof NetworkSchema>;

@@ -28,7 +28,11 @@ export function parseEgressOrRefuse(input: EgressPolicyInput): EgressPolicy {
 }
 
 /** 422 `egress_not_allowed` when none of these Macs enforces the policy (the reconciler places on those that do). */
-export function refuseEgressAtOnce(ctx: ApiContext, miniNames: string[], policy: EgressPolicy | undefined): void {
+export function refuseEgressAtOnce(
+  ctx: ApiContext,
+  miniNames: string[],
+  policy: EgressPolicy | undefined,
+): void {
   const minis = new Map(ctx.reads.fleetOf(miniNames).minis.map((m) => [m.metadata.name, m]));
   const macs = macsForEgress((n) => minis.get(n), miniNames, policy);
   if ('refusal' in macs) throw new ApiError('egress_not_allowed', capitalized(macs.refusal));
@@ -65,9 +69,11 @@ export async function setSandboxEgress(
     kind: 'Sandbox',
     written: patched,
     decide: (obj) => {
-      if (!obj || obj.metadata.uid !== sandbox.metadata.uid) return { result: { err: new ApiError('sandbox_not_found') } };
+      if (!obj || obj.metadata.uid !== sandbox.metadata.uid)
+        return { result: { err: new ApiError('sandbox_not_found') } };
       const s = obj.status;
-      if (s?.egress && s.egress.generation >= generation && sameEgress(s.egress, policy)) return { result: { ok: obj } };
+      if (s?.egress && s.egress.generation >= generation && sameEgress(s.egress, policy))
+        return { result: { ok: obj } };
       const failure = s?.egressFailure;
       if (failure && failure.generation >= generation) {
         const code = isErrorCode(failure.reason) ? failure.reason : 'egress_failed';
@@ -76,7 +82,9 @@ export async function setSandboxEgress(
       return undefined;
     },
     timeoutMs: EGRESS_DEADLINE_MS,
-    onTimeout: () => ({ err: new ApiError('operation_timeout', 'The egress policy was not in force before its deadline.') }),
+    onTimeout: () => ({
+      err: new ApiError('operation_timeout', 'The egress policy was not in force before its deadline.'),
+    }),
     signal: ctx.shutdown,
   });
   if ('err' in outcome) throw outcome.err;

@@ -94,17 +94,27 @@ export async function applyVmEgress(link: VmLink, policy: EgressPolicy, mark: nu
   ];
   await vmNft(link, ['-f', '-'], lines.join('\n'));
   // `replace`/`del` of the default route: the route says whether anything may leave at all.
-  await run('ip', ['-n', link.netns, 'route', out ? 'replace' : 'del', 'default', 'via', link.hostIp, 'dev', 'eth0']).catch(
-    (e: unknown) => {
-      if (out || !/No such process|not exist/i.test(String(e))) throw e;
-    },
-  );
+  await run('ip', [
+    '-n',
+    link.netns,
+    'route',
+    out ? 'replace' : 'del',
+    'default',
+    'via',
+    link.hostIp,
+    'dev',
+    'eth0',
+  ]).catch((e: unknown) => {
+    if (out || !/No such process|not exist/i.test(String(e))) throw e;
+  });
   const verb = out ? 'add' : 'delete';
   for (const set of [NAT_LINKS_SET, DNS_LINKS_SET]) {
-    await run('nft', [verb, 'element', 'inet', FIREWALL_TABLE, set, `{ ${link.hostIf} }`]).catch((e: unknown) => {
-      // Deleting what is not there: the VM had no way out before either.
-      if (out || !/No such file|does not exist/i.test(String(e))) throw e;
-    });
+    await run('nft', [verb, 'element', 'inet', FIREWALL_TABLE, set, `{ ${link.hostIf} }`]).catch(
+      (e: unknown) => {
+        // Deleting what is not there: the VM had no way out before either.
+        if (out || !/No such file|does not exist/i.test(String(e))) throw e;
+      },
+    );
   }
 }
 
@@ -122,8 +132,11 @@ export async function allowAnswers(link: VmLink, addresses: string[], ttlS: numb
   await vmNft(
     link,
     ['-f', '-'],
-    [`add element ${set} { ${list} }`, `delete element ${set} { ${list} }`, `add element ${set} { ${withTtl} }`, ''].join(
-      '\n',
-    ),
+    [
+      `add element ${set} { ${list} }`,
+      `delete element ${set} { ${list} }`,
+      `add element ${set} { ${withTtl} }`,
+      '',
+    ].join('\n'),
   );
 }

@@ -82,7 +82,10 @@ export class LinuxHost implements Host {
       this.#running(entry);
       // The policy's rules outlived the process in the VM's namespace; its DNS answerer did not.
       const policy = entry.record.egress;
-      if (policy) await resumeVmDns(this.#egressCtx(entry), entry, policy).catch((e: unknown) => this.#opts.log(String(e)));
+      if (policy)
+        await resumeVmDns(this.#egressCtx(entry), entry, policy).catch((e: unknown) =>
+          this.#opts.log(String(e)),
+        );
     }
   }
 

@@ -124,9 +124,13 @@ export async function createVmNetwork(link: VmLink): Promise<void> {
   });
   writeFileSync(`/proc/sys/net/ipv6/conf/${link.hostIf}/disable_ipv6`, '1');
   await run('ip', ['-n', link.netns, '-b', '-'], {
-    input: ['link set lo up', 'link set eth0 addrgenmode none', `addr add ${link.vmIp}/30 dev eth0`, 'link set eth0 up', ''].join(
-      '\n',
-    ),
+    input: [
+      'link set lo up',
+      'link set eth0 addrgenmode none',
+      `addr add ${link.vmIp}/30 dev eth0`,
+      'link set eth0 up',
+      '',
+    ].join('\n'),
   });
   await run('ip', ['link', 'set', link.hostIf, 'up']);
 }
@@ -138,7 +142,9 @@ export async function removeVmNetwork(link: Pick<VmLink, 'netns' | 'hostIf'>): P
   await run('ip', ['link', 'del', link.hostIf]).catch(ignoreMissing);
   // The sets hold names: the next VM on this slot gets NAT and DNS only if its policy lets it out.
   for (const set of [NAT_LINKS_SET, DNS_LINKS_SET]) {
-    await run('nft', ['delete', 'element', 'inet', FIREWALL_TABLE, set, `{ ${link.hostIf} }`]).catch(ignoreMissing);
+    await run('nft', ['delete', 'element', 'inet', FIREWALL_TABLE, set, `{ ${link.hostIf} }`]).catch(
+      ignoreMissing,
+    );
   }
 }
 

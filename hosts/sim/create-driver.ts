@@ -10,7 +10,13 @@ import { IMAGES, type EgressPolicy } from '../../crds/index.ts';
 import { DriverError, type Driver, type HostRef } from '../driver.ts';
 import { Faults, type FailNextOptions, type SimOp } from './faults.ts';
 import { SimHost } from './host.ts';
-import { DEFAULT_TIMINGS, SIM_EGRESS, systemSimClock, type SimContext, type SimDriverOptions } from './options.ts';
+import {
+  DEFAULT_TIMINGS,
+  SIM_EGRESS,
+  systemSimClock,
+  type SimContext,
+  type SimDriverOptions,
+} from './options.ts';
 import type { SimVm, SimVmState } from './vm.ts';
 
 export interface SimVmView {
@@ -89,7 +95,14 @@ export function createSimDriver(opts: SimDriverOptions = {}): SimDriver {
       if (!host) {
         const o = opts.hosts?.[ref.address] ?? {};
         const images = o.images ?? Object.values(IMAGES).map((i) => ({ name: i.name, diskGiB: i.diskGiB }));
-        host = new SimHost(ref.address, o.model ?? ref.model, images, o.maxVms ?? 2, ctx, o.egress ?? SIM_EGRESS);
+        host = new SimHost(
+          ref.address,
+          o.model ?? ref.model,
+          images,
+          o.maxVms ?? 2,
+          ctx,
+          o.egress ?? SIM_EGRESS,
+        );
         hosts.set(ref.address, host);
       }
       return host;

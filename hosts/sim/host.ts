@@ -135,7 +135,10 @@ export class SimHost implements Host {
   async setEgress(name: string, policy: EgressPolicy): Promise<void> {
     this.#enter('setEgress');
     if (!this.egress.modes.includes(policy.mode)) {
-      throw new DriverError('invalid_argument', `egress mode "${policy.mode}" is refused: ${this.egress.refusal}`);
+      throw new DriverError(
+        'invalid_argument',
+        `egress mode "${policy.mode}" is refused: ${this.egress.refusal}`,
+      );
     }
     await this.#lock(name, async () => {
       const vm = this.#get(name);

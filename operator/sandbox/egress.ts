@@ -28,7 +28,10 @@ export function askedEgress(sb: Sandbox): { policy: EgressPolicy | undefined } |
  * Why `mini` cannot give the sandbox `policy` (a sentence), or undefined when it can. A host whose
  * driver reports no support gives its VMs' own network and nothing else.
  */
-export function egressRefusalOn(mini: Mini | undefined, policy: EgressPolicy | undefined): string | undefined {
+export function egressRefusalOn(
+  mini: Mini | undefined,
+  policy: EgressPolicy | undefined,
+): string | undefined {
   if (policy === undefined) return undefined;
   const name = mini?.metadata.name ?? 'this Mac';
   const support = mini?.status?.egress;
@@ -84,7 +87,10 @@ export async function ensureEgress(
       await host.setEgress(vm.metadata.name, wanted);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      ctx.logger.warn({ sandbox: sb.metadata.name, vm: vm.metadata.name, err: message }, 'egress policy not applied');
+      ctx.logger.warn(
+        { sandbox: sb.metadata.name, vm: vm.metadata.name, err: message },
+        'egress policy not applied',
+      );
       return { code: 'egress_failed', message: `the egress policy could not be applied: ${message}` };
     }
   }

@@ -36,9 +36,13 @@ const ip = (...args: string[]) => run('ip', args);
 
 /** Starts a helper script inside `netns`; resolves once it says READY. */
 async function helperIn(netns: string, script: string, args: string[], onLine: (l: string) => void) {
-  const child = spawn('nsenter', [`--net=/run/netns/${netns}`, process.execPath, join(HERE, script), ...args], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'nsenter',
+    [`--net=/run/netns/${netns}`, process.execPath, join(HERE, script), ...args],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   await new Promise<void>((resolve, reject) => {
@@ -101,9 +105,12 @@ export async function startEgressWorld(): Promise<EgressWorld> {
     });
     const addresses = [WORLD.internet, WORLD.dns, ...Object.keys(WORLD.web)];
     await run('ip', ['-n', internet, '-b', '-'], {
-      input: ['link set lo up', ...addresses.map((a) => `addr add ${a}/24 dev eth0`), 'link set eth0 up', ''].join(
-        '\n',
-      ),
+      input: [
+        'link set lo up',
+        ...addresses.map((a) => `addr add ${a}/24 dev eth0`),
+        'link set eth0 up',
+        '',
+      ].join('\n'),
     });
     // Forwarding in the machine namespace only (its own sysctl): the VMs' way to the internet namespace.
     await run('nsenter', [`--net=/run/netns/${machine}`, 'sysctl', '-qw', 'net.ipv4.ip_forward=1']);
@@ -121,7 +128,12 @@ export async function startEgressWorld(): Promise<EgressWorld> {
     const apiSock = join(dir, 'api.sock');
     const adminSock = join(dir, 'admin.sock');
     children.push(
-      await helperIn(machine, 'netns-forward.ts', [`${apiSock}=${port(server.url)}`, `${adminSock}=${port(server.adminUrl)}`], () => {}),
+      await helperIn(
+        machine,
+        'netns-forward.ts',
+        [`${apiSock}=${port(server.url)}`, `${adminSock}=${port(server.adminUrl)}`],
+        () => {},
+      ),
     );
     const api = await listenTo(apiSock);
     const admin = await listenTo(adminSock);

@@ -29,7 +29,10 @@ export function vmNetworkOptions(flags: {
     vmOutboundNat: flags['vm-outbound-nat'],
     vmEgressDefault: flags['vm-egress-default'] === 'none' ? 'none' : 'all',
     ...(flags['vm-dns'] !== undefined && {
-      vmDns: flags['vm-dns'].split(',').map((s) => s.trim()).filter((s) => s !== ''),
+      vmDns: flags['vm-dns']
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
     }),
   };
 }
