@@ -3,7 +3,8 @@
 // `npm run emulated-macs -- up 2` printed. A customer reserves one Mac, takes a warm sandbox, drives
 // it (exec, input, screenshot, windows), opens the VNC and SSH WebSockets (relayed through the Mac's
 // SSH connection), snapshots it, reserves the other Mac, restores the snapshot there (the delta
-// crosses Macs through the blob store), and deletes both sandboxes.
+// crosses Macs through the blob store), and deletes both sandboxes. An egress policy that Softnet
+// cannot hold per sandbox is refused by name (docs/mac.md, Egress).
 import sharp from 'sharp';
 import { Client as SshClient } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +108,43 @@ describe('sandbay on the tart driver with two emulated Macs', () => {
       'the typed command',
       30_000,
     );
+  });
+
+  it('refuses an egress policy Softnet cannot hold, naming why, and keeps the shared network (mode all)', async () => {
+    const mini = (await stack.store.get<Mini>({ kind: 'Mini', name: first.mini }))!;
+    expect(mini.status?.egress).toMatchObject({ default: 'all', modes: ['all'], domains: false });
+    const on = `/v1/sandboxes/${first.id}/network`;
+    expect(json(await api('GET', on))).toEqual({
+      egress: { mode: 'all', allow: [] },
+      modes: ['all'],
+      domains: false,
+    });
+    const ref = { kind: 'Sandbox', namespace: 'mac', name: first.id };
+    const before = (await stack.store.get<Sandbox>(ref))!;
+    for (const egress of [{ mode: 'none' }, { mode: 'allow', allow: ['example.com'] }]) {
+      const r = await api('PATCH', on, { egress });
+      expect(r.status, r.bytes.toString()).toBe(422);
+      expect(json(r)).toMatchObject({ error: 'egress_not_allowed' });
+      expect(json(r).message).toMatch(/Softnet.*--net-softnet-allow.*cannot name domains/);
+    }
+    const reservation = json(await api('GET', `/v1/sandboxes/${first.id}`)).reservation_id as string;
+    const sandboxes = async () => (await stack.store.list('Sandbox')).items.length;
+    const count = await sandboxes();
+    const refused = await api('POST', '/v1/sandboxes', {
+      reservation_id: reservation,
+      egress: { mode: 'none' },
+    });
+    expect(refused.status, refused.bytes.toString()).toBe(422);
+    expect(json(refused)).toMatchObject({ error: 'egress_not_allowed' });
+    expect(await sandboxes()).toBe(count);
+    const after = (await stack.store.get<Sandbox>(ref))!;
+    expect(after.metadata.generation).toBe(before.metadata.generation);
+    expect(after.spec.egress).toBeUndefined();
+    // What it enforces is accepted, and changes nothing on the Mac.
+    const same = await api('PATCH', on, { egress: { mode: 'all' } });
+    expect(same.status, same.bytes.toString()).toBe(200);
+    expect(json(same).egress).toEqual({ mode: 'all', allow: [] });
+    expect((await exec(first.id, 'true')).return_code).toBe(0);
   });
 
   it('opens the VNC WebSocket with the viewer link alone: a full RFB session through the Mac', async () => {

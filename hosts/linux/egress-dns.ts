@@ -10,6 +10,7 @@
 // a busy resolver drops them; the VM's resolver asks again), every upstream question has a deadline,
 // and a TCP connection that sends nothing for IDLE_MS is closed.
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import type { EventEmitter } from 'node:events';
 import { createConnection, createServer, isIPv6, type Server, type Socket } from 'node:net';
 import dnsPacket from 'dns-packet';
 import type { EgressPolicy } from '../../crds/egress.ts';
@@ -57,26 +58,25 @@ export class VmDnsAnswerer {
     const udp = createSocket({ type: 'udp4' });
     udp.on('message', (msg, from) => {
       if (from.address !== this.#link.vmIp) return;
-      void this.#answer(msg, false).then((out) => out && udp.send(out, from.port, from.address));
+      void this.#answer(msg, false)
+        .then((out) => {
+          // Closed meanwhile (the policy let nothing out any more, or the VM went): nothing to send on.
+          if (out && this.#udp === udp) udp.send(out, from.port, from.address);
+        })
+        .catch((e: unknown) => this.#log(`DNS answerer on ${this.#link.hostIp}: ${String(e)}`));
     });
     udp.on('error', (e) => this.#log(`DNS answerer on ${this.#link.hostIp}: ${e.message}`));
-    await new Promise<void>((resolve, reject) => {
-      udp.once('error', reject);
-      udp.bind({ address: this.#link.hostIp, port: 53, exclusive: true }, () => {
-        udp.off('error', reject);
-        resolve();
-      });
-    });
-    this.#udp = udp;
+    const at = { host: this.#link.hostIp, port: 53, exclusive: true };
+    await listening(udp, (done) => udp.bind({ address: at.host, port: at.port, exclusive: true }, done));
     const tcp = createServer((socket) => this.#serveTcp(socket));
     tcp.maxConnections = MAX_TCP_CONNECTIONS;
-    await new Promise<void>((resolve, reject) => {
-      tcp.once('error', reject);
-      tcp.listen({ host: this.#link.hostIp, port: 53, exclusive: true }, () => {
-        tcp.off('error', reject);
-        resolve();
-      });
-    });
+    try {
+      await listening(tcp, (done) => tcp.listen(at, done));
+    } catch (e) {
+      udp.close();
+      throw e;
+    }
+    this.#udp = udp;
     this.#tcp = tcp;
   }
 
@@ -94,9 +94,11 @@ export class VmDnsAnswerer {
     socket.setTimeout(IDLE_MS, () => socket.destroy());
     socket.on('error', () => socket.destroy());
     readFrames(socket, (msg) => {
-      void this.#answer(msg, true).then((out) => {
-        if (out && !socket.destroyed) socket.write(frame(out));
-      });
+      void this.#answer(msg, true)
+        .then((out) => {
+          if (out && !socket.destroyed) socket.write(frame(out));
+        })
+        .catch(() => socket.destroy());
     });
   }
 
@@ -148,6 +150,17 @@ export class VmDnsAnswerer {
     }
     return undefined;
   }
+}
+
+/** Resolves once `start` has the socket listening; rejects with its error (the port is taken). */
+function listening(target: EventEmitter, start: (done: () => void) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    target.once('error', reject);
+    start(() => {
+      target.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 function reply(q: dnsPacket.DecodedPacket, rcode: number): Buffer {

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { chromium, type Browser } from 'playwright-core';
 import { browserNamespaceName } from './browser-namespace.ts';
+import { joinSockets } from './pipe.ts';
 
 /** The flags every test browser runs with: no GPU, no network call of its own. */
 export const CHROMIUM_ARGS = [
@@ -57,20 +58,14 @@ export async function launchIsolatedChromium(ports: number[]): Promise<IsolatedB
     const args: string[] = [];
     for (const port of ports) {
       const socket = join(dir, `${port}.sock`);
-      const server = createServer((inbound) => {
-        const outbound = createConnection(port, '127.0.0.1');
-        inbound.pipe(outbound).pipe(inbound);
-        const end = () => (inbound.destroy(), outbound.destroy());
-        inbound.on('error', end).on('close', end);
-        outbound.on('error', end).on('close', end);
-      });
+      const server = createServer((inbound) => joinSockets(inbound, createConnection(port, '127.0.0.1')));
       await new Promise<void>((resolve, reject) => server.once('error', reject).listen(socket, resolve));
       servers.push(server);
       args.push(`${port}=${socket}`);
     }
     bridge = spawn(
       'ip',
-      ['netns', 'exec', ns, process.execPath, join(import.meta.dirname, 'netns-bridge.ts'), ...args],
+      ['netns', 'exec', ns, process.execPath, join(import.meta.dirname, 'netns-relay.ts'), ...args],
       { stdio: ['pipe', 'pipe', 'inherit'] },
     );
     await new Promise<void>((resolve, reject) => {

@@ -4,7 +4,7 @@
 // an HTTP server per web address and a DNS server (fake-internet.ts). The machine namespace has no
 // default route, only the uplink's /24, so whatever a VM sends to any other address has nowhere to
 // go; nothing leaves the real machine. The test reaches the server's listeners through Unix
-// sockets (netns-forward.ts), at loopback addresses of its own.
+// sockets (netns-relay.ts), at loopback addresses of its own.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../hosts/linux/runner.ts';
 import { WORLD } from './egress-world-layout.ts';
+import { joinSockets } from './pipe.ts';
 import { startServerProcess, stopServerProcess, type ServerProcess } from './server-process.ts';
 
 export { WORLD };
@@ -64,13 +65,7 @@ async function helperIn(netns: string, script: string, args: string[], onLine: (
 
 /** A loopback listener of the real machine whose connections go to `socket` (a helper's, inside). */
 function listenTo(socket: string): Promise<{ server: Server; url: string }> {
-  const server = createServer((client) => {
-    const upstream = createConnection(socket);
-    client.pipe(upstream).pipe(client);
-    const end = () => (client.destroy(), upstream.destroy());
-    client.on('error', end).on('close', end);
-    upstream.on('error', end).on('close', end);
-  });
+  const server = createServer((client) => joinSockets(client, createConnection(socket)));
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as { port: number };
@@ -130,7 +125,7 @@ export async function startEgressWorld(): Promise<EgressWorld> {
     children.push(
       await helperIn(
         machine,
-        'netns-forward.ts',
+        'netns-relay.ts',
         [`${apiSock}=${port(server.url)}`, `${adminSock}=${port(server.adminUrl)}`],
         () => {},
       ),
