@@ -14,6 +14,8 @@ import { startEgressWorld, WORLD, type EgressWorld } from './support/egress-worl
 import { waitFor } from './support/wait.ts';
 
 const BIN = join(import.meta.dirname, '..', 'cli', 'bin.ts');
+/** A test creates sandboxes and changes their policy several times: minutes on a machine shared by many runs. */
+const LIFECYCLE_MS = 240_000;
 let world: EgressWorld;
 let key: string;
 
@@ -88,7 +90,7 @@ afterAll(async () => {
   await world?.close();
 }, 120_000);
 
-describe('a sandbox’s egress policy, from inside its VM', () => {
+describe('a sandbox’s egress policy, from inside its VM', { timeout: LIFECYCLE_MS }, () => {
   it('allow with a domain: the name resolves and its site answers; other names are NXDOMAIN unasked, other addresses refused', async () => {
     const id = await create({ mode: 'allow', allow: ['allowed.example'] });
     try {
@@ -216,7 +218,7 @@ describe('a sandbox’s egress policy, from inside its VM', () => {
   });
 });
 
-describe('bad input and what the operator allows', () => {
+describe('bad input and what the operator allows', { timeout: LIFECYCLE_MS }, () => {
   it('answers a rule that does not parse, or an unknown mode, with a JSON error and changes nothing', async () => {
     const id = await create({ mode: 'allow', allow: ['allowed.example'] });
     try {
@@ -249,7 +251,7 @@ describe('bad input and what the operator allows', () => {
   });
 });
 
-describe('through the SDKs', () => {
+describe('through the SDKs', { timeout: LIFECYCLE_MS }, () => {
   /** Creates through `make` as soon as a warm VM is there (503 no_warm_vm meanwhile). */
   const whenWarm = <T>(make: () => Promise<T>) => {
     let made: T | undefined;
