@@ -43,3 +43,10 @@ export function sshdStopped(psLines: string[]): boolean {
   const sshd = psLines.filter((l) => / sshd: /.test(l));
   return sshd.length > 0 && sshd.every((l) => l.startsWith('T'));
 }
+
+/**
+ * Kills the sshd process that carries the command's own SSH connection (the shell's parent, or,
+ * through the exec agent, the agent's): the control plane's pooled connection drops.
+ */
+export const KILL_OWN_CONNECTION =
+  'p=$PPID; while [ "$(ps -o comm= -p "$p")" != sshd ]; do p=$(ps -o ppid= -p "$p" | tr -d " "); done; kill -9 "$p"';
