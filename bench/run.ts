@@ -27,6 +27,7 @@ export const BENCHES: Record<string, string[]> = {
   'readme-steps': [],
   'mixed-load': ['--expose-gc'],
   'hostile-tenant': [],
+  'client-view': [],
 };
 
 function runOne(name: string, args: string[]): Promise<number> {
