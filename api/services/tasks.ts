@@ -57,6 +57,7 @@ export function taskDetail(task: Task) {
   return {
     ...taskSummary(task),
     setup_script: task.spec.setupScript ?? null,
+    setup: task.spec.setup ?? null,
     grader: task.spec.grader ?? null,
     app_state: task.status?.appState ?? null,
     recording_url: task.status?.recording ? `/v1/me/tasks/${id}/recording` : null,
