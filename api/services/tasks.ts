@@ -190,6 +190,7 @@ export async function replayWire(ctx: ApiContext, replay: Replay) {
     steps_done: s.stepsDone ?? 0,
     steps_total: task ? (task.status?.steps?.length ?? 0) : null,
     reward: s.reward ?? null,
+    grade: s.grade ?? null,
     message: s.message ?? null,
     created_at: replay.metadata.creationTimestamp ?? null,
   };

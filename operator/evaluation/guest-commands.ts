@@ -12,16 +12,28 @@ export function commandLine(command: GuestCommand): string {
 }
 
 /**
- * Starts the command in the background of the GUI session, detached from the call (its output
- * discarded), and returns at once. An argv program that does not exist fails the call (exit 127)
- * instead of leaving the wait for its window to time out.
+ * Runs a line in the background, detached from the call: in a session of its own where `setsid`
+ * exists (Linux: the exec's process group ends with it), under `nohup` otherwise (macOS); its
+ * output discarded.
+ */
+function detached(line: string): string {
+  return (
+    'if command -v setsid >/dev/null 2>&1; then d=setsid; else d=nohup; fi; ' +
+    `("$d" ${line} </dev/null >/dev/null 2>&1 &)`
+  );
+}
+
+/**
+ * Starts the command in the background of the GUI session and returns at once. An argv program
+ * that does not exist fails the call (exit 127) instead of leaving the wait for its window to time
+ * out.
  */
 export function launchLine(command: GuestCommand): string {
-  if (typeof command === 'string') return `(sh -c ${shellQuote(command)} </dev/null >/dev/null 2>&1 &)`;
+  if (typeof command === 'string') return detached(`sh -c ${shellQuote(command)}`);
   const program = shellQuote(command[0]!);
   return (
     `command -v ${program} >/dev/null 2>&1 || { echo "launch: "${program}" not found" >&2; exit 127; }; ` +
-    `(${commandLine(command)} </dev/null >/dev/null 2>&1 &)`
+    detached(commandLine(command))
   );
 }
 
@@ -44,7 +56,7 @@ export function openLine(target: string): string {
   return (
     `${exists}case "$(uname -s)" in Darwin) o=open ;; *) o=xdg-open ;; esac; ` +
     `command -v "$o" >/dev/null 2>&1 || { echo "open: $o is not installed" >&2; exit 127; }; ` +
-    `("$o" ${word} </dev/null >/dev/null 2>&1 &)`
+    detached(`"$o" ${word}`)
   );
 }
 

@@ -10,9 +10,13 @@ import { RE2JS } from 're2js';
 import type { CommandExpect, WindowMatch } from '../../crds/index.ts';
 import type { ExecResult, WindowNode } from '../../hosts/driver.ts';
 
-/** Compiles a tenant's pattern; throws RE2JSSyntaxException (with its reason) when it is not RE2. */
+/**
+ * Compiles a tenant's pattern; throws RE2JSSyntaxException (with its reason) when it is not RE2.
+ * Multi-line: `^` and `$` match at each line's start and end, so `^True$` matches a command's
+ * output line `True` (which ends with a newline).
+ */
 export function compilePattern(pattern: string, ignoreCase = false): RE2JS {
-  return RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+  return RE2JS.compile(pattern, RE2JS.MULTILINE | (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0));
 }
 
 export function patternMatches(pattern: string, text: string, ignoreCase = false): boolean {
