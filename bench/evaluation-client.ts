@@ -9,7 +9,8 @@ interface Job {
 }
 interface Call {
   path: string;
-  body: unknown;
+  /** Absent: a GET. */
+  body?: unknown;
 }
 
 const job = JSON.parse(process.argv[2]!) as Job;

@@ -1,6 +1,7 @@
 // Setup step overhead against the bare `exec` (docs/evaluation.md): the same command through
-// `POST …/exec` and as a `command` setup step (`POST …/setup`), a five-step setup against five
-// execs, and a one-check grader (`POST …/grade`) against the exec of its command, on one sandbox
+// `POST …/exec` and as a `command` setup step (`POST …/setup`), a five-step setup against one exec
+// of the five commands, a one-check grader (`POST …/grade`) against the exec of its command, and a
+// `window` check against reading the window tree itself, on one sandbox
 // of a live sandbay (linux driver, real desktop). The client runs in its own process
 // (bench/evaluation-client.ts), alternating bare and evaluated calls so that load drifts hit both.
 //
@@ -54,8 +55,8 @@ try {
         evaluated: { path: on('/grade'), body: { grader: { checks: [{ type: 'command', command }] } } },
       },
       {
-        name: 'a one-check grader (`window`: reads the window tree) vs `exec`',
-        bare: { path: on('/exec'), body: { command } },
+        name: 'a one-check grader (`window`) vs `GET …/display/windows`',
+        bare: { path: on('/display/windows') },
         evaluated: {
           path: on('/grade'),
           body: { grader: { checks: [{ type: 'window', match: { role: 'window' } }] } },

@@ -7,8 +7,7 @@
 // Nothing waits without a deadline: the step's and the setup's, measured in real time (they bound
 // waits on a VM, whatever clock the caller keeps). A guest that does not answer at all
 // (DriverError `unreachable`) is not a step's failure but the caller's: it is thrown.
-import { createHash } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import type {
   CommandStep,
@@ -21,6 +20,7 @@ import type {
   WindowMatch,
 } from '../../crds/index.ts';
 import { DriverError, type Guest, type WindowNode } from '../../hosts/driver.ts';
+import { digestTap } from '../blob-store.ts';
 import { FetchRefusedError, fetchUrl, type UrlFetchPolicy } from './fetch-url.ts';
 import { chmodLine, commandLine, launchLine, openLine, openedName, removeLine } from './guest-commands.ts';
 import { describeMatch, findWindow, unmetExpectation } from './matchers.ts';
@@ -147,15 +147,7 @@ async function download(env: EvaluationEnv, step: DownloadStep, d: Deadline): Pr
       );
     }
   }
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const tap = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      hash.update(chunk);
-      bytes += chunk.length;
-      done(null, chunk);
-    },
-  });
+  const { tap, digest } = digestTap();
   source.once('error', (err) => tap.destroy(err));
   const abort = () => source.destroy(new Error('deadline passed'));
   d.signal.addEventListener('abort', abort, { once: true });
@@ -167,10 +159,10 @@ async function download(env: EvaluationEnv, step: DownloadStep, d: Deadline): Pr
   } finally {
     d.signal.removeEventListener('abort', abort);
   }
-  const digest = hash.digest('hex');
-  if (step.sha256 !== undefined && digest !== step.sha256) {
+  const { bytes, sha256 } = digest();
+  if (step.sha256 !== undefined && sha256 !== step.sha256) {
     await env.guest.exec(removeLine(step.path), { timeoutMs: 30_000 }).catch(() => undefined);
-    throw new StepFailure(`${from} has SHA-256 ${digest}, expected ${step.sha256}; ${step.path} was removed`);
+    throw new StepFailure(`${from} has SHA-256 ${sha256}, expected ${step.sha256}; ${step.path} was removed`);
   }
   if (step.executable) await runLine(env.guest, chmodLine(step.path), 'chmod', d);
   return { bytes };

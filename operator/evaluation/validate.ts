@@ -8,12 +8,10 @@ import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import {
   GRADER_CHECK_SCHEMAS,
-  GRADER_CHECK_TYPES,
   GRADER_COMBINE,
   MAX_GRADER_CHECKS,
   MAX_SETUP_STEPS,
   SETUP_STEP_SCHEMAS,
-  SETUP_STEP_TYPES,
   type Grader,
   type GraderCheck,
   type SetupStep,
@@ -110,9 +108,35 @@ function stepProblem(step: SetupStep): string | undefined {
   }
 }
 
-/** `step 2 (download)` / `step 2` when its type is unusable. */
+/** `setup step 2 (download)`, or `setup step 2` when its type is unusable. */
 function label(what: string, i: number, type?: string): string {
   return type === undefined ? `${what} ${i}` : `${what} ${i} (${type})`;
+}
+
+/**
+ * Checks each item of a list of `type`-tagged objects (steps, checks) against its kind's schema and
+ * `problem`; `fail` makes the error naming the first bad one.
+ */
+function checkTagged<T extends { type: string }>(
+  items: unknown[],
+  what: string,
+  schemas: Record<string, TSchema>,
+  problem: (item: T) => string | undefined,
+  fail: (message: string) => EvaluationInputError,
+): void {
+  const types = Object.keys(schemas);
+  items.forEach((item: unknown, i) => {
+    if (!isObject(item)) throw fail(`${label(what, i)} is not an object`);
+    const type = item.type;
+    if (typeof type !== 'string')
+      throw fail(`${label(what, i)} has no \`type\` (one of ${types.join(', ')})`);
+    if (!Object.hasOwn(schemas, type))
+      throw fail(
+        `${label(what, i)} has an unknown type ${JSON.stringify(type)} (known: ${types.join(', ')})`,
+      );
+    const found = firstProblem(schemas[type]!, item) ?? problem(item as T);
+    if (found) throw fail(`${label(what, i, type)}: ${found}`);
+  });
 }
 
 /** The steps, checked; throws EvaluationInputError naming the first bad one. */
@@ -121,19 +145,7 @@ export function checkSetupSteps(steps: unknown): SetupStep[] {
   if (!Array.isArray(steps)) throw fail('setup must be an array of steps');
   if (steps.length > MAX_SETUP_STEPS)
     throw fail(`setup has ${steps.length} steps; at most ${MAX_SETUP_STEPS}`);
-  steps.forEach((step: unknown, i) => {
-    if (!isObject(step)) throw fail(`${label('setup step', i)} is not an object`);
-    const type = step.type;
-    if (typeof type !== 'string')
-      throw fail(`${label('setup step', i)} has no \`type\` (one of ${SETUP_STEP_TYPES.join(', ')})`);
-    if (!(SETUP_STEP_TYPES as readonly string[]).includes(type))
-      throw fail(
-        `${label('setup step', i)} has an unknown type ${JSON.stringify(type)} (known: ${SETUP_STEP_TYPES.join(', ')})`,
-      );
-    const schema = SETUP_STEP_SCHEMAS[type as SetupStep['type']];
-    const problem = firstProblem(schema, step) ?? stepProblem(step as SetupStep);
-    if (problem) throw fail(`${label('setup step', i, type)}: ${problem}`);
-  });
+  checkTagged<SetupStep>(steps, 'setup step', SETUP_STEP_SCHEMAS, stepProblem, fail);
   return steps as SetupStep[];
 }
 
@@ -170,19 +182,7 @@ export function checkGrader(grader: unknown): Grader {
   if (!Array.isArray(checks) || checks.length === 0)
     throw fail('a grader needs `checks`: at least one check');
   if (checks.length > MAX_GRADER_CHECKS) throw fail(`a grader has at most ${MAX_GRADER_CHECKS} checks`);
-  checks.forEach((check: unknown, i) => {
-    if (!isObject(check)) throw fail(`${label('check', i)} is not an object`);
-    const type = check.type;
-    if (typeof type !== 'string')
-      throw fail(`${label('check', i)} has no \`type\` (one of ${GRADER_CHECK_TYPES.join(', ')})`);
-    if (!(GRADER_CHECK_TYPES as readonly string[]).includes(type))
-      throw fail(
-        `${label('check', i)} has an unknown type ${JSON.stringify(type)} (known: ${GRADER_CHECK_TYPES.join(', ')})`,
-      );
-    const schema = GRADER_CHECK_SCHEMAS[type as GraderCheck['type']];
-    const problem = firstProblem(schema, check) ?? checkProblem(check as GraderCheck);
-    if (problem) throw fail(`${label('check', i, type)}: ${problem}`);
-  });
+  checkTagged<GraderCheck>(checks, 'check', GRADER_CHECK_SCHEMAS, checkProblem, fail);
   return grader as Grader;
 }
 
