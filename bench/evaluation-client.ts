@@ -5,7 +5,8 @@ interface Job {
   base: string;
   key: string;
   count: number;
-  pairs: { name: string; bare: Call; evaluated: Call }[];
+  /** `count` overrides the job's for that pair (the window tree takes 100× an exec). */
+  pairs: { name: string; bare: Call; evaluated: Call; count?: number }[];
 }
 interface Call {
   path: string;
@@ -18,11 +19,10 @@ const headers = { authorization: `Bearer ${job.key}`, 'content-type': 'applicati
 
 async function timed(call: Call): Promise<number> {
   const t = performance.now();
-  const res = await fetch(`${job.base}${call.path}`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(call.body),
-  });
+  const res = await fetch(
+    `${job.base}${call.path}`,
+    call.body === undefined ? { headers } : { method: 'POST', headers, body: JSON.stringify(call.body) },
+  );
   const text = await res.text();
   if (!res.ok) throw new Error(`${call.path}: ${res.status} ${text}`);
   return performance.now() - t;
@@ -31,11 +31,11 @@ async function timed(call: Call): Promise<number> {
 const out: Record<string, { bare: number[]; evaluated: number[] }> = {};
 for (const pair of job.pairs) {
   const samples = { bare: [] as number[], evaluated: [] as number[] };
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < 3; i++) {
     await timed(pair.bare);
     await timed(pair.evaluated);
   }
-  for (let i = 0; i < job.count; i++) {
+  for (let i = 0; i < (pair.count ?? job.count); i++) {
     const first = i % 2 === 0 ? 'bare' : 'evaluated';
     const second = first === 'bare' ? 'evaluated' : 'bare';
     samples[first].push(await timed(pair[first]));

@@ -135,11 +135,13 @@ describe('setup', () => {
           expect: { stdout_matches: '^second line$' },
           attempts: 3,
         },
+        // No wait_for: any top-level window that was not there before.
+        { type: 'launch', command: ['xterm', '-T', 'eval-default', '-e', 'sh'] },
       ],
     });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const result = r.body as SetupResult;
-    expect(result).toMatchObject({ status: 'completed', failed_step: null, message: '7 steps completed' });
+    expect(result).toMatchObject({ status: 'completed', failed_step: null, message: '8 steps completed' });
     expect(result.steps.map((s) => [s.type, s.status])).toEqual([
       ['download', 'ok'],
       ['download', 'ok'],
@@ -148,7 +150,9 @@ describe('setup', () => {
       ['open', 'ok'],
       ['sleep', 'ok'],
       ['command', 'ok'],
+      ['launch', 'ok'],
     ]);
+    expect(result.steps[7]!.window).toBe('eval-default');
     expect(result.steps[1]).toMatchObject({ bytes: TOOL.length });
     expect(result.steps[2]).toMatchObject({ attempts: 1, exit_code: 0 });
     expect(result.steps[3]!.window).toBe('eval-term');

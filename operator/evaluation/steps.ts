@@ -170,7 +170,8 @@ async function download(env: EvaluationEnv, step: DownloadStep, d: Deadline): Pr
 
 async function launch(env: EvaluationEnv, step: LaunchStep, d: Deadline): Promise<Partial<StepResult>> {
   const waitFor = step.wait_for === false ? undefined : step.wait_for;
-  const before = new Set(step.wait_for === false ? [] : (await env.guest.windows()).map(windowKey));
+  // Only the default wait (a new window) needs to know what was there before.
+  const before = new Set(step.wait_for === undefined ? (await env.guest.windows()).map(windowKey) : []);
   await runLine(env.guest, launchLine(step.command), 'launching it', d, true);
   if (step.wait_for === false) return {};
   const [matches, what] = windowWaiter(waitFor, before);
