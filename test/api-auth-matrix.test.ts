@@ -209,6 +209,22 @@ const ROWS: Row[] = [
   { method: 'GET', path: () => '/v1/snapshots', expect: [200, 200, 200] },
   { method: 'GET', path: (i) => `/v1/snapshots/${i.snap}`, expect: [200, 200, 404] },
   { method: 'DELETE', path: (i) => `/v1/snapshots/${i.snap}`, expect: [204, 204, 404], fresh: freshSnapshot },
+  // Setup and grading: the sandbox's owner (either key); a task's setup needs the account key.
+  {
+    method: 'POST',
+    path: sbp('/setup'),
+    body: { steps: [{ type: 'sleep', seconds: 0 }] },
+    expect: [200, 200, 404],
+  },
+  { method: 'POST', path: sbp('/setup'), body: { task_id: 'no-such-task' }, expect: [404, 403, 404] },
+  {
+    method: 'POST',
+    path: sbp('/grade'),
+    body: { grader: { checks: [{ type: 'window', match: { name: 'none' }, absent: true }] } },
+    expect: [200, 200, 404],
+  },
+  { method: 'GET', path: () => '/v1/blobs', expect: [200, 200, 200] },
+  { method: 'GET', path: () => `/v1/blobs/sha256-${'0'.repeat(64)}`, expect: [404, 404, 404] },
   // The sim driver's VMs have no sshd: the key is accepted, the VM cannot be reached.
   { method: 'GET', path: sbp('/ssh/credentials'), expect: [502, 502, 404] },
   // Without Upgrade: 426 for everyone (the upgrade itself is checked below).
