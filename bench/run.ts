@@ -28,6 +28,7 @@ export const BENCHES: Record<string, string[]> = {
   'mixed-load': ['--expose-gc'],
   'hostile-tenant': [],
   'client-view': [],
+  'api-burst-process': [],
 };
 
 function runOne(name: string, args: string[]): Promise<number> {
