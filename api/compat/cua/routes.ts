@@ -11,7 +11,7 @@ import { SandboxParams, errorResponses } from '../../schemas/common.ts';
 import type { RouteOptions } from '../../services/context.ts';
 import { guestFor, sandboxOf } from '../../services/request.ts';
 import { ALIASES, COMMANDS, CuaUnknownCommand, lookup, perform, refusedParams } from './commands.ts';
-import { MAX_MESSAGE_BYTES } from './protocol.ts';
+import { MAX_MESSAGE_BYTES, answerBytes } from './protocol.ts';
 
 const tags = ['cua'];
 
@@ -30,7 +30,7 @@ const CuaMessageSchema = Type.Object(
 );
 
 /** The /cmd answer: `text/plain`, one `data: <json>` line and a blank line, as Cua's server streams it. */
-const EventLine = Type.Unsafe<string>({
+const EventLine = Type.Unsafe<Buffer>({
   description: '`data: {"success": true, …}` (or `false` with `error` and `code`): Cua\'s answer envelope.',
   content: { 'text/plain': { schema: { type: 'string' } } },
 });
@@ -89,7 +89,7 @@ export const cuaRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { 
       return reply
         .type('text/plain; charset=utf-8')
         .header('cache-control', 'no-cache')
-        .send(`data: ${JSON.stringify(answer)}\n\n`);
+        .send(answerBytes(answer, 'data: ', '\n\n'));
     },
   );
 

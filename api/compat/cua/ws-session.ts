@@ -7,7 +7,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import type { Guest } from '../../../hosts/driver.ts';
 import { failure, lookup, perform, refusedParams } from './commands.ts';
-import type { CuaAnswer } from './protocol.ts';
+import { answerBytes, type CuaAnswer } from './protocol.ts';
 
 /**
  * Messages a client may have waiting behind the one running. Cua's SDK sends one and waits for its
@@ -15,12 +15,12 @@ import type { CuaAnswer } from './protocol.ts';
  */
 export const MAX_WAITING_MESSAGES = 32;
 
-/** The answer to one message, as the text sent back. */
+/** The answer to one message, as the text (UTF-8) sent back. */
 export async function answerMessage(
   text: string,
   guestOf: () => Promise<Guest>,
   log?: FastifyBaseLogger,
-): Promise<string> {
+): Promise<string | Buffer> {
   let message: unknown;
   try {
     message = JSON.parse(text);
@@ -52,7 +52,7 @@ export async function answerMessage(
     // The socket is open: a sandbox gone or stopped meanwhile is this command's answer.
     return JSON.stringify(failure(err, log));
   }
-  return JSON.stringify(await perform(found.command, params, guest, log));
+  return answerBytes(await perform(found.command, params, guest, log));
 }
 
 /** Serves the protocol on `ws` until it closes; a command still running then finishes unanswered. */
@@ -68,7 +68,7 @@ export function serveCuaSocket(
     while (waiting.length > 0) {
       const answer = await answerMessage(waiting.shift()!, guestOf, log);
       if (ws.readyState !== ws.OPEN) break;
-      ws.send(answer);
+      ws.send(answer, { binary: false });
     }
     running = false;
   };
