@@ -304,6 +304,36 @@ describe.each(['ws', 'cmd'] as const)('every served command over %s', (transport
     });
   });
 
+  it("Cua's aliases reach the same commands; launch without args runs a shell command line", async () => {
+    const file = `aliases-${transport}.txt`;
+    expect(await cua.send('write_file', { path: file, content: 'via alias' })).toEqual({ success: true });
+    expect(await cua.send('exec', { command: `cat ${file}` })).toMatchObject({
+      success: true,
+      stdout: 'via alias',
+    });
+    expect(await cua.send('shell', { command: 'exit 4' })).toMatchObject({ success: true, return_code: 4 });
+    expect(await cua.send('mkdir', { path: `alias-dir-${transport}` })).toEqual({ success: true });
+    expect(await cua.send('ls', { path: `alias-dir-${transport}` })).toEqual({ success: true, files: [] });
+    expect(await cua.send('rmdir', { path: `alias-dir-${transport}` })).toEqual({ success: true });
+    const before = await xevents();
+    expect(await cua.send('click', { x: mid.x, y: mid.y })).toEqual({ success: true });
+    expect(await cua.send('tap', { x: mid.x, y: mid.y + 10 })).toEqual({ success: true });
+    expect(await cua.send('key', { key: 'tab' })).toEqual({ success: true });
+    expect(await cua.send('type', { text: 'z' })).toEqual({ success: true });
+    const seen = await newEvents(before, 4, ['ButtonPress', 'KeyPress']);
+    expect(seen.map((e) => e.button ?? e.keysym)).toEqual([1, 1, 'Tab', 'z']);
+    const pid = await cua.launch(`echo launched > ~/launched-${transport}.txt`);
+    expect(pid).toBeGreaterThan(1);
+    expect(
+      await waitFor(
+        async () =>
+          (await cua.fileExists(`launched-${transport}.txt`)) &&
+          (await cua.readText(`launched-${transport}.txt`)),
+        "the launched command's file",
+      ),
+    ).toBe('launched\n');
+  });
+
   it('get_accessibility_tree: the windows, the xev window among them', async () => {
     const tree = await cua.getAccessibilityTree();
     expect(tree.success).toBe(true);
