@@ -217,19 +217,24 @@ export function attachWebSocketProxies(
     const sandbox = await findSandbox(ctx, principal, sandboxId);
     await guestOf(ctx, sandbox); // a sandbox that is not running is refused before the upgrade
     let ws: WebSocket | undefined;
+    // Ended by a recheck while the upgrade was still under way: closed as soon as it is done.
+    let endedEarly: [code: number, reason: string] | undefined;
+    const end = (code: number, reason: string) => {
+      reqLog.info({ kind: 'cua', code }, reason);
+      if (!ws) return void (endedEarly = [code, reason]);
+      ws.close(code, reason);
+      setTimeout(() => ws?.terminate(), CLOSE_GRACE_MS).unref();
+    };
     const release = sessions.admit({
       account: sandbox.metadata.namespace!,
       sandbox: sandboxId,
       ...sessionCredential(ctx, 'cua', request, url, { sandbox }),
-      end: (code, reason) => {
-        reqLog.info({ kind: 'cua', code }, reason);
-        ws?.close(code, reason);
-        setTimeout(() => ws?.terminate(), CLOSE_GRACE_MS).unref();
-      },
+      end,
     });
     try {
       ws = await upgrade(cuaWss, request, socket, head);
       const open = ws;
+      if (endedEarly) end(...endedEarly);
       await live('cua', open, sandbox, reqLog, () =>
         serveCuaSocket(open, () => guestOfPrincipal(ctx, principal, sandboxId), reqLog),
       );
