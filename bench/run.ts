@@ -25,6 +25,7 @@ export const BENCHES: Record<string, string[]> = {
   dashboard: [],
   tart: [],
   'readme-steps': [],
+  cua: [],
   'mixed-load': ['--expose-gc'],
   'hostile-tenant': [],
   'client-view': [],
