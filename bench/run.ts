@@ -26,6 +26,7 @@ export const BENCHES: Record<string, string[]> = {
   tart: [],
   'readme-steps': [],
   cua: [],
+  evaluation: [],
   'mixed-load': ['--expose-gc'],
   'hostile-tenant': [],
   'client-view': [],
