@@ -122,8 +122,10 @@ export async function createSandbox(
   const reservation = target ? undefined : await reservationForCreate(ctx, principal, body.reservation_id);
   const request = await requestFor(ctx, principal, body);
   const macs = target?.minis ?? reservation?.status?.minis ?? [];
-  refuseAtOnce(ctx, macs, request);
+  // A policy these Macs never enforce first: a busy Mac's 503 would send the client retrying a
+  // request that cannot succeed.
   refuseEgressAtOnce(ctx, macs, egress);
+  refuseAtOnce(ctx, macs, request);
 
   const sandbox = await createOrAdopt(ctx, {
     apiVersion: API_VERSION,
