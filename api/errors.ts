@@ -81,6 +81,10 @@ const API_ERRORS = {
   // 413 / 415 / 422 / 426 / 429
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type for this endpoint.' },
+  task_not_exportable: {
+    status: 422,
+    message: 'The task cannot be written as a Harbor task directory (the message names the check or step).',
+  },
   idempotency_key_reused: {
     status: 422,
     message: 'The Idempotency-Key was used with a different path, body or reservation.',
