@@ -17,11 +17,10 @@
 // passed to perl as an argument, never spliced into code.
 import type { CommandCheck, FileCheck, Grader, GraderCheck, Task } from '../../../crds/index.ts';
 import { shellQuote } from '../../../hosts/linux/ssh-client.ts';
-import { FILE_CHECK_MAX_BYTES } from '../../../operator/evaluation/graders.ts';
+import { COMMAND_CHECK_TIMEOUT_S, FILE_CHECK_MAX_BYTES } from '../../../operator/evaluation/graders.ts';
 import { taskGrader } from '../../../operator/evaluation/task-evaluation.ts';
 import { TaskNotExportable } from './errors.ts';
 
-const COMMAND_CHECK_TIMEOUT_S = 120;
 /** The exit status of a command killed by perl's alarm (128 + SIGALRM). */
 const TIMED_OUT = 142;
 
