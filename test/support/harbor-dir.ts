@@ -1,30 +1,13 @@
 // Reads a Harbor task directory as `GET /v1/me/tasks/{id}/harbor` answers it (a .tar.gz), with
 // node-tar's parser: each file's path, mode and bytes.
 import { gunzipSync } from 'node:zlib';
-import { Parser, type ReadEntry } from 'tar';
+import { readTarEntries, type TarEntry } from '../../hosts/tar-entries.ts';
 
-export interface HarborFile {
-  mode: number;
-  type: string;
-  data: Buffer;
-}
+export type HarborFile = Omit<TarEntry, 'path'>;
 
 export async function readHarborArchive(gz: Buffer | Uint8Array): Promise<Map<string, HarborFile>> {
-  const files = new Map<string, HarborFile>();
-  await new Promise<void>((resolve, reject) => {
-    const parser = new Parser({ strict: true });
-    parser.on('entry', (entry: ReadEntry) => {
-      const chunks: Buffer[] = [];
-      entry.on('data', (c: Buffer) => chunks.push(c));
-      entry.on('end', () =>
-        files.set(entry.path, { mode: entry.mode ?? 0, type: entry.type, data: Buffer.concat(chunks) }),
-      );
-    });
-    parser.on('error', reject);
-    parser.on('end', resolve);
-    parser.end(gunzipSync(gz));
-  });
-  return files;
+  const entries = await readTarEntries(gunzipSync(gz));
+  return new Map(entries.map(({ path, ...file }) => [path, file]));
 }
 
 /** A file's text. */
