@@ -6,10 +6,13 @@
 // One LinuxGuest per VM is meant to live as long as the VM runs; close() releases its connections
 // (the lifecycle half calls it when the VM stops or is deleted). Both connections re-open by
 // themselves if the VM's Xvfb or sshd restarted in between.
-import type { Readable } from 'node:stream';
+import { Readable, type Duplex } from 'node:stream';
 import {
   DriverError,
+  type ClipboardContent,
   type DisplayInfo,
+  type ExecStream,
+  type ExecStreamOptions,
   type Endpoint,
   type ExecOptions,
   type ExecResult,
@@ -20,18 +23,24 @@ import {
   type ScrollDirection,
   type WindowNode,
 } from '../driver.ts';
+import { getXClipboard, setXClipboard, type ClipboardRun } from './clipboard-x.ts';
 import { DESKTOP_ENV } from './display.ts';
 import { VmFiles } from './files.ts';
 import { Input } from './input.ts';
 import { chordFor, keysymsForText, parseHotkey } from './keys.ts';
 import { Recorder, type RecorderOptions } from './recorder.ts';
 import { displayInfo, screenshot } from './screen.ts';
-import { runCommand } from './ssh-client-exec.ts';
+import { runCommand, withEnv } from './ssh-client-exec.ts';
+import { openExecStream } from './ssh-exec-stream.ts';
+import { checkPort } from '../stream-checks.ts';
 import { SshClient } from './ssh-client.ts';
 import type { LinuxVmRuntime } from './vm-runtime.ts';
 import { atspiApps, mergeAccessibility } from './windows-atspi.ts';
 import { listWindows } from './windows.ts';
 import { X11Link } from './x11-connection.ts';
+
+/** xclip's own waits end at 10 s; the channel is closed past this. */
+const CLIPBOARD_DEADLINE_MS = 15_000;
 
 export interface LinuxGuestOptions {
   recorder?: RecorderOptions;
@@ -91,6 +100,46 @@ export class LinuxGuest implements Guest {
       ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
     });
   }
+
+  /** A command with its streams open, in the same shell and session as exec (ssh-exec-stream.ts). */
+  execStream(command: string, opts: ExecStreamOptions = {}): Promise<ExecStream> {
+    this.#vm.touch();
+    return openExecStream(this.#ssh, command, { ...opts, env: this.sessionEnv() });
+  }
+
+  /**
+   * 127.0.0.1:port of the VM: a channel of the pooled SSH connection that the VM's sshd (as the VM's
+   * user, in the VM's network namespace) connects for us, as `ssh -W` would.
+   */
+  async forwardPort(port: number): Promise<Duplex> {
+    checkPort(port);
+    this.#vm.touch();
+    return this.#ssh.forwardOut('127.0.0.1', port, { byReason: true });
+  }
+
+  getClipboard(prefer?: 'text' | 'image'): Promise<ClipboardContent> {
+    this.#vm.touch();
+    return getXClipboard(this.#clipboardRun, prefer);
+  }
+
+  setClipboard(content: Exclude<ClipboardContent, { type: 'empty' }>): Promise<void> {
+    this.#vm.touch();
+    return setXClipboard(this.#clipboardRun, content);
+  }
+
+  /** xclip's commands, as the VM's user in its desktop session. */
+  readonly #clipboardRun: ClipboardRun = async (command, stdin) => {
+    const r = await this.#ssh.run(withEnv(command, this.sessionEnv()), {
+      ...(stdin && { stdin: Readable.from([stdin]) }),
+      deadlineMs: CLIPBOARD_DEADLINE_MS,
+    });
+    if (r.deadlineHit)
+      throw new DriverError(
+        'timeout',
+        `the clipboard did not answer within ${CLIPBOARD_DEADLINE_MS / 1000} s`,
+      );
+    return { code: r.code, stdout: r.stdout, stderr: r.stderr.toString() };
+  };
 
   putFile(path: string, data: Buffer | Readable): Promise<void> {
     this.#vm.touch();
