@@ -86,7 +86,8 @@ const API_ERRORS = {
   rate_limited: { status: 429, message: 'Too many requests for this key; retry later.' },
   too_many_connections: {
     status: 429,
-    message: 'Too many open VNC and SSH connections; close one first.',
+    message:
+      'Too many open WebSocket connections (VNC, SSH, exec streams, forwarded ports); close one first.',
   },
   too_many_auth_failures: {
     status: 429,

@@ -113,8 +113,11 @@ function bounded(guest: Guest, method: keyof Guest, call: AnyFn, args: unknown[]
   });
 }
 
-/** A download from the VM, failed once the VM has held a waiting reader for STALL_MS. */
-function guardResult(method: string, source: Readable, abandon: () => void): Readable {
+/**
+ * A download from the VM, failed once the VM has held a waiting reader for STALL_MS (`abandon` is
+ * called first). Also the API's guard on a forwarded port's HTTP response.
+ */
+export function guardResult(method: string, source: Readable, abandon: () => void): Readable {
   const out = new PassThrough();
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {

@@ -1,7 +1,11 @@
-// WebSocket upgrades of the customer listener: `/v1/sandboxes/{id}/vnc` and `/ssh`. Everything that
-// can fail (auth, sandbox, the VM's port, the VM's VNC login) is done before the upgrade, so a
-// failure is an ordinary JSON error response; then the socket is upgraded and relayed.
-// An open connection counts as activity for the idle reaper, and closes when the app closes.
+// WebSocket upgrades of the customer listener: `/v1/sandboxes/{id}/vnc` and `/ssh` (relayed byte
+// for byte), `/exec/stream` (a command's streams as channel frames: exec-stream.ts) and
+// `/ports/{port}/…` (a WebSocket of a server in the sandbox: port-websocket.ts). Everything that can
+// fail (auth, sandbox, the VM's port, the VM's VNC login, starting the command, the guest server's
+// handshake) is done before the upgrade, so a failure is an ordinary JSON error response; then the
+// socket is upgraded and relayed. Every kind counts against the same caps (live-sessions.ts), counts
+// as activity for the idle reaper, and closes when the app closes; exec streams and forwarded
+// WebSockets, which may idle for hours, are also pinged (keepalive.ts).
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
@@ -23,9 +27,14 @@ import {
   type WsLimits,
 } from './live-sessions.ts';
 import { relay } from './relay.ts';
-import { sessionCredential } from './session-credentials.ts';
+import { chooseProtocol } from './channel-protocol.ts';
+import { execStreamTarget, runExecSession } from './exec-stream.ts';
+import { keepAlive } from './keepalive.ts';
+import { PORT_MAX_MESSAGE_BYTES, portWebSocketTarget, relayWebSockets } from './port-websocket.ts';
+import { sessionCredential, type SessionCredential } from './session-credentials.ts';
 import { sshTarget } from './ssh-proxy.ts';
 import { vncTarget } from './vnc-proxy.ts';
+import type { Sandbox } from '../../crds/index.ts';
 
 /** While a connection is open, activity is recorded this often (the reaper's idle limit is ~2 min). */
 export const ACTIVITY_INTERVAL_MS = 30_000;
@@ -35,7 +44,19 @@ export const ACTIVITY_INTERVAL_MS = 30_000;
  */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
 const CLOSE_GRACE_MS = 2_000;
-const PATH = new RegExp(`^/v1/sandboxes/(${SANDBOX_ID_BODY})/(vnc|ssh)$`);
+const PATH = new RegExp(`^/v1/sandboxes/(${SANDBOX_ID_BODY})/(vnc|ssh|exec/stream|ports/([^/]*)(?:/.*)?)$`);
+
+type Kind = 'vnc' | 'ssh' | 'exec' | 'port';
+
+/** The upgrade's kind, sandbox and (a forwarded WebSocket) port, or undefined for any other path. */
+function routeOf(pathname: string): { kind: Kind; sandboxId: string; port?: string } | undefined {
+  const m = PATH.exec(pathname);
+  if (!m) return undefined;
+  const [, sandboxId, what, port] = m as unknown as [string, string, string, string | undefined];
+  if (what === 'vnc' || what === 'ssh') return { kind: what, sandboxId };
+  if (what === 'exec/stream') return { kind: 'exec', sandboxId };
+  return { kind: 'port', sandboxId, port: port ?? '' };
+}
 
 export interface WebSocketProxies {
   /** Open connections. */
@@ -60,14 +81,29 @@ export function attachWebSocketProxies(
     // noVNC and websockify clients may ask for the `binary` subprotocol.
     handleProtocols: (protocols) => (protocols.has('binary') ? 'binary' : false),
   });
+  const execWss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: MAX_MESSAGE_BYTES,
+    handleProtocols: chooseProtocol,
+  });
+  // A forwarded WebSocket speaks the subprotocol the guest's server chose.
+  const chosen = new WeakMap<IncomingMessage, string>();
+  const portWss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: PORT_MAX_MESSAGE_BYTES,
+    handleProtocols: (_offered, request) => chosen.get(request) ?? false,
+  });
+  const servers = [wss, execWss, portWss];
   const open = new Set<Promise<void>>();
 
   server.on('upgrade', (request, socket, head) => {
     const reqLog = log.child({ reqId: randomUUID() });
     const url = new URL(request.url ?? '/', 'http://localhost');
-    const match = PATH.exec(url.pathname);
-    if (!match || request.method !== 'GET') return writeHttpError(socket, new ApiError('not_found'));
-    const [, sandboxId, kind] = match as unknown as [string, string, 'vnc' | 'ssh'];
+    const route = routeOf(url.pathname);
+    if (!route || request.method !== 'GET') return writeHttpError(socket, new ApiError('not_found'));
+    const { kind, sandboxId } = route;
     const address = request.socket.remoteAddress ?? '';
     const retryAfterS = authFailures?.retryAfterS(address);
     if (retryAfterS !== undefined)
@@ -80,7 +116,13 @@ export function attachWebSocketProxies(
     } catch (err) {
       return writeHttpError(socket, err as ApiError);
     }
-    const connection = serve(kind, sandboxId, request, socket, head, url, reqLog).catch((err: unknown) => {
+    const served =
+      kind === 'exec'
+        ? serveExec(sandboxId, request, socket, head, url, reqLog)
+        : kind === 'port'
+          ? servePort(sandboxId, route.port!, request, socket, head, url, reqLog)
+          : serve(kind, sandboxId, request, socket, head, url, reqLog);
+    const connection = served.catch((err: unknown) => {
       const apiErr = toApiError(err);
       if (isAuthFailure(apiErr)) authFailures?.fail(address);
       if (apiErr.code === 'internal_error') reqLog.error({ err }, 'websocket proxy failed');
@@ -90,6 +132,149 @@ export function attachWebSocketProxies(
     open.add(connection);
     void connection.finally(() => open.delete(connection));
   });
+
+  /**
+   * Counts a session in (429 past a cap), upgrades the socket, runs `body` on the WebSocket as a live
+   * session and releases the slot after. `cleanup` frees what was opened for it if it never runs.
+   */
+  async function admitted(
+    kind: Kind,
+    sandbox: Sandbox,
+    credential: SessionCredential,
+    closeAt: number | undefined,
+    upgradeWith: { wss: WebSocketServer; request: IncomingMessage; socket: Duplex; head: Buffer },
+    reqLog: FastifyBaseLogger,
+    cleanup: () => void,
+    body: (ws: WebSocket) => Promise<void>,
+  ): Promise<void> {
+    let ws: WebSocket | undefined;
+    let release: () => void;
+    try {
+      release = sessions.admit({
+        account: sandbox.metadata.namespace!,
+        sandbox: sandbox.metadata.name,
+        ...credential,
+        end: (code, reason) => {
+          reqLog.info({ kind, code }, reason);
+          if (!ws) return cleanup();
+          ws.close(code, reason);
+          // A client that does not answer the close frame is cut off.
+          setTimeout(() => ws?.terminate(), CLOSE_GRACE_MS).unref();
+        },
+      });
+    } catch (err) {
+      cleanup();
+      throw err;
+    }
+    try {
+      try {
+        ws = await upgrade(upgradeWith.wss, upgradeWith.request, upgradeWith.socket, upgradeWith.head);
+      } catch (err) {
+        cleanup();
+        throw err;
+      }
+      await live(kind, ws, sandbox, closeAt, reqLog, () => body(ws!));
+    } finally {
+      release();
+    }
+  }
+
+  /** A command's streams over the channel protocol (exec-stream.ts). */
+  async function serveExec(
+    sandboxId: string,
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    url: URL,
+    reqLog: FastifyBaseLogger,
+  ): Promise<void> {
+    const target = await execStreamTarget(ctx, request, sandboxId, url);
+    if (socket.destroyed) return target.stream.close();
+    const counters = byteCounters('exec');
+    await admitted(
+      'exec',
+      target.sandbox,
+      target,
+      undefined,
+      { wss: execWss, request, socket, head },
+      reqLog,
+      () => target.stream.close(),
+      (ws) => runExecSession(ws, target, counters),
+    );
+  }
+
+  /** A WebSocket of a server in the sandbox (port-websocket.ts). */
+  async function servePort(
+    sandboxId: string,
+    port: string,
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    url: URL,
+    reqLog: FastifyBaseLogger,
+  ): Promise<void> {
+    const target = await portWebSocketTarget(ctx, request, socket, sandboxId, port, url);
+    if (target === 'answered') return;
+    const { upstream, grant } = target;
+    if (socket.destroyed) return upstream.terminate();
+    if (upstream.protocol) chosen.set(request, upstream.protocol);
+    const counters = byteCounters('port');
+    await admitted(
+      'port',
+      target.sandbox,
+      grant,
+      grant.closeAt,
+      { wss: portWss, request, socket, head },
+      reqLog,
+      () => upstream.terminate(),
+      (ws) => relayWebSockets(ws, upstream, counters),
+    );
+  }
+
+  /** The byte counters of a kind's relay, looked up once per session rather than per chunk. */
+  function byteCounters(kind: Kind) {
+    const toVm = metrics.wsBytes.labels({ kind, direction: 'to_vm' });
+    const toClient = metrics.wsBytes.labels({ kind, direction: 'to_client' });
+    return { toVm: (n: number) => toVm.inc(n), toClient: (n: number) => toClient.inc(n) };
+  }
+
+  /**
+   * What every open WebSocket does while it runs `body`: it is counted in the metrics, marks the
+   * sandbox active (at open, every 30 s, at close), closes at its viewer link's expiry (4001) and at
+   * shutdown (1001); exec streams and forwarded WebSockets ping their client (keepalive.ts).
+   */
+  async function live(
+    kind: Kind,
+    ws: WebSocket,
+    sandbox: Sandbox,
+    closeAt: number | undefined,
+    reqLog: FastifyBaseLogger,
+    body: () => Promise<void>,
+  ): Promise<void> {
+    const ns = sandbox.metadata.namespace!;
+    const name = sandbox.metadata.name;
+    metrics.wsConnections.inc({ kind });
+    void ctx.activity.touch(ns, name, true);
+    const heartbeat = setInterval(() => void ctx.activity.touch(ns, name), ACTIVITY_INTERVAL_MS);
+    const expiry =
+      closeAt === undefined
+        ? undefined
+        : setTimeout(() => ws.close(CLOSE_EXPIRED, EXPIRED_REASON), Math.max(0, closeAt - ctx.clock.now()));
+    const stop = () => ws.readyState === ws.OPEN && ws.close(1001, 'server shutting down');
+    ctx.shutdown.addEventListener('abort', stop, { once: true });
+    const stopPinging = kind === 'exec' || kind === 'port' ? keepAlive(ws) : undefined;
+    try {
+      await body();
+    } finally {
+      stopPinging?.();
+      clearInterval(heartbeat);
+      if (expiry) clearTimeout(expiry);
+      ctx.shutdown.removeEventListener('abort', stop);
+      metrics.wsConnections.dec({ kind });
+      void ctx.activity.touch(ns, name, true);
+      reqLog.info({ kind }, 'websocket closed');
+    }
+  }
 
   async function serve(
     kind: 'vnc' | 'ssh',
@@ -108,39 +293,20 @@ export function attachWebSocketProxies(
       target.vm.socket.destroy();
       return;
     }
-    let ws: WebSocket | undefined;
-    let release: () => void;
-    try {
-      release = sessions.admit({
-        account: target.sandbox.metadata.namespace!,
-        sandbox: sandboxId,
-        ...sessionCredential(ctx, kind, request, url, target),
-        end: (code, reason) => {
-          reqLog.info({ kind, code }, reason);
-          if (!ws) return target.vm.socket.destroy();
-          ws.close(code, reason);
-          // A client that does not answer the close frame is cut off.
-          setTimeout(() => ws?.terminate(), CLOSE_GRACE_MS).unref();
-        },
-      });
-    } catch (err) {
-      target.vm.socket.destroy();
-      throw err;
-    }
-    try {
-      try {
-        ws = await upgrade(wss, request, socket, head);
-      } catch (err) {
-        target.vm.socket.destroy();
-        throw err;
-      }
-      await session(kind, ws, target, reqLog);
-    } finally {
-      release();
-    }
+    await admitted(
+      kind,
+      target.sandbox,
+      sessionCredential(ctx, kind, request, url, target),
+      target.closeAt,
+      { wss, request, socket, head },
+      reqLog,
+      () => target.vm.socket.destroy(),
+      (ws) => relaySession(kind, ws, target, reqLog),
+    );
   }
 
-  async function session(
+  /** The VNC or SSH session: the viewer's handshake (VNC), then bytes both ways. */
+  async function relaySession(
     kind: 'vnc' | 'ssh',
     ws: WebSocket,
     target: ProxyTarget,
@@ -148,39 +314,17 @@ export function attachWebSocketProxies(
   ): Promise<void> {
     const ns = target.sandbox.metadata.namespace!;
     const name = target.sandbox.metadata.name;
-    metrics.wsConnections.inc({ kind });
-    void ctx.activity.touch(ns, name, true);
-    const heartbeat = setInterval(() => void ctx.activity.touch(ns, name), ACTIVITY_INTERVAL_MS);
-    const expiry =
-      target.closeAt === undefined
-        ? undefined
-        : setTimeout(
-            () => ws.close(CLOSE_EXPIRED, EXPIRED_REASON),
-            Math.max(0, target.closeAt - ctx.clock.now()),
-          );
-    const stop = () => ws.readyState === ws.OPEN && ws.close(1001, 'server shutting down');
-    ctx.shutdown.addEventListener('abort', stop, { once: true });
     try {
       const initialToVm = target.greet ? await target.greet(ws) : undefined;
-      // Label children looked up once, not per relayed chunk.
-      const toVm = metrics.wsBytes.labels({ kind, direction: 'to_vm' });
-      const toClient = metrics.wsBytes.labels({ kind, direction: 'to_client' });
       await relay(target.vm, ws, {
         ...(initialToVm && { initialToVm }),
         ...(kind === 'vnc' && { onToVm: viewerInput(ns, name, reqLog) }),
-        counters: { toVm: (n) => toVm.inc(n), toClient: (n) => toClient.inc(n) },
+        counters: byteCounters(kind),
       });
     } catch (err) {
       reqLog.info({ err: (err as Error).message }, 'websocket handshake failed');
       target.vm.socket.destroy();
       if (ws.readyState === ws.OPEN) ws.close(1002, 'handshake failed');
-    } finally {
-      clearInterval(heartbeat);
-      if (expiry) clearTimeout(expiry);
-      ctx.shutdown.removeEventListener('abort', stop);
-      metrics.wsConnections.dec({ kind });
-      void ctx.activity.touch(ns, name, true);
-      reqLog.info({ kind }, 'websocket closed');
     }
   }
 
@@ -207,14 +351,15 @@ export function attachWebSocketProxies(
     },
     async close() {
       sessions.close();
-      for (const client of wss.clients) client.close(1001, 'server shutting down');
+      const clients = () => servers.flatMap((server) => [...server.clients]);
+      for (const client of clients()) client.close(1001, 'server shutting down');
       // A client that does not answer the close frame is cut off rather than waited for.
       const cutOff = setTimeout(() => {
-        for (const client of wss.clients) client.terminate();
+        for (const client of clients()) client.terminate();
       }, CLOSE_GRACE_MS);
       await Promise.allSettled([...open]);
       clearTimeout(cutOff);
-      wss.close();
+      for (const server of servers) server.close();
     },
   };
 }

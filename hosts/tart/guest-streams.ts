@@ -30,7 +30,7 @@ export function tartExecStream(
   return openExecStream(ssh, command, { ...opts, env: {} });
 }
 
-export function tartForwardPort(ssh: SshClient, port: number): Promise<Duplex> {
+export async function tartForwardPort(ssh: SshClient, port: number): Promise<Duplex> {
   checkPort(port);
   return ssh.forwardOut('127.0.0.1', port, { byReason: true });
 }
