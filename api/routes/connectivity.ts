@@ -44,6 +44,7 @@ import type { RouteOptions } from '../services/context.ts';
 import { endpointOf } from '../services/guests.ts';
 import { guestFor } from '../services/request.ts';
 import { sshPath } from '../services/sandboxes.ts';
+import { parseExecQuery } from '../ws/exec-stream.ts';
 
 export const connectivityRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   const upgradeRequired = async () => {
@@ -93,7 +94,6 @@ export const connectivityRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async
   app.get(
     '/v1/sandboxes/:sandboxID/exec/stream',
     {
-      config: { auth: 'public' },
       schema: {
         operationId: 'execStream',
         tags: ['shell'],
@@ -111,7 +111,15 @@ export const connectivityRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async
         },
       },
     },
-    upgradeRequired,
+    // Without the upgrade: the same checks as the upgrade's, then 426. A client whose WebSocket was
+    // refused (a browser's, which sees no status) asks this way to learn why.
+    async (request) => {
+      const guest = await guestFor(ctx, request);
+      parseExecQuery(new URL(request.url, 'http://sandbay'));
+      if (!guest.execStream)
+        throw new ApiError('feature_not_supported', "This sandbox's host driver has no streaming exec.");
+      throw new ApiError('upgrade_required');
+    },
   );
 
   app.get(
