@@ -52,3 +52,19 @@ class ViewerLink(TypedDict):
     expires_at: str
     url: str
     websocket_url: str
+
+
+class ExecStreamResult(TypedDict):
+    """A streamed command's end: all its output, its exit code (124 after its timeout)."""
+
+    stdout: str
+    stderr: str
+    exit_code: int
+    timed_out: bool
+
+
+ExecEvent = Dict[str, Any]
+"""``{"type": "stdout"|"stderr", "data": str}``, then ``{"type": "exit", "exit_code": int, "timed_out": bool}``."""
+
+Clipboard = Dict[str, Any]
+"""``{"type": "text", "text": str}``, ``{"type": "image", "mime_type": "image/png", "data": bytes}`` or ``{"type": "empty"}``."""
