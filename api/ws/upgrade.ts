@@ -17,27 +17,18 @@ import { ApiError, toApiError } from '../errors.ts';
 import type { ApiMetrics } from '../metrics.ts';
 import type { ApiContext } from '../services/context.ts';
 import { writeHttpError, type ProxyTarget } from './connect.ts';
-import { checkHandshake, upgrade } from './handshake.ts';
+import { checkHandshake } from './handshake.ts';
 import { RfbInputReader } from '../collector/rfb-input.ts';
-import {
-  CLOSE_EXPIRED,
-  DEFAULT_WS_LIMITS,
-  EXPIRED_REASON,
-  LiveSessions,
-  type WsLimits,
-} from './live-sessions.ts';
+import { DEFAULT_WS_LIMITS, LiveSessions, type WsLimits } from './live-sessions.ts';
+import { LiveSessionRunner, type Kind } from './live-session.ts';
 import { relay } from './relay.ts';
 import { chooseProtocol } from './channel-protocol.ts';
 import { execStreamTarget, runExecSession } from './exec-stream.ts';
-import { keepAlive } from './keepalive.ts';
 import { PORT_MAX_MESSAGE_BYTES, portWebSocketTarget, relayWebSockets } from './port-websocket.ts';
-import { sessionCredential, type SessionCredential } from './session-credentials.ts';
+import { sessionCredential } from './session-credentials.ts';
 import { sshTarget } from './ssh-proxy.ts';
 import { vncTarget } from './vnc-proxy.ts';
-import type { Sandbox } from '../../crds/index.ts';
 
-/** While a connection is open, activity is recorded this often (the reaper's idle limit is ~2 min). */
-export const ACTIVITY_INTERVAL_MS = 30_000;
 /**
  * Largest WebSocket message a client may send (larger: closed with 1009). A viewer sends input events
  * and small requests, an SSH client its packets (at most 256 KiB each); a clipboard paste fits too.
@@ -45,8 +36,6 @@ export const ACTIVITY_INTERVAL_MS = 30_000;
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
 const CLOSE_GRACE_MS = 2_000;
 const PATH = new RegExp(`^/v1/sandboxes/(${SANDBOX_ID_BODY})/(vnc|ssh|exec/stream|ports/([^/]*)(?:/.*)?)$`);
-
-type Kind = 'vnc' | 'ssh' | 'exec' | 'port';
 
 /** The upgrade's kind, sandbox and (a forwarded WebSocket) port, or undefined for any other path. */
 function routeOf(pathname: string): { kind: Kind; sandboxId: string; port?: string } | undefined {
@@ -74,6 +63,7 @@ export function attachWebSocketProxies(
   limits: WsLimits | false = DEFAULT_WS_LIMITS,
 ): WebSocketProxies {
   const sessions = new LiveSessions(limits);
+  const runner = new LiveSessionRunner(ctx, metrics, sessions);
   const wss = new WebSocketServer({
     noServer: true,
     perMessageDeflate: false,
@@ -133,52 +123,6 @@ export function attachWebSocketProxies(
     void connection.finally(() => open.delete(connection));
   });
 
-  /**
-   * Counts a session in (429 past a cap), upgrades the socket, runs `body` on the WebSocket as a live
-   * session and releases the slot after. `cleanup` frees what was opened for it if it never runs.
-   */
-  async function admitted(
-    kind: Kind,
-    sandbox: Sandbox,
-    credential: SessionCredential,
-    closeAt: number | undefined,
-    upgradeWith: { wss: WebSocketServer; request: IncomingMessage; socket: Duplex; head: Buffer },
-    reqLog: FastifyBaseLogger,
-    cleanup: () => void,
-    body: (ws: WebSocket) => Promise<void>,
-  ): Promise<void> {
-    let ws: WebSocket | undefined;
-    let release: () => void;
-    try {
-      release = sessions.admit({
-        account: sandbox.metadata.namespace!,
-        sandbox: sandbox.metadata.name,
-        ...credential,
-        end: (code, reason) => {
-          reqLog.info({ kind, code }, reason);
-          if (!ws) return cleanup();
-          ws.close(code, reason);
-          // A client that does not answer the close frame is cut off.
-          setTimeout(() => ws?.terminate(), CLOSE_GRACE_MS).unref();
-        },
-      });
-    } catch (err) {
-      cleanup();
-      throw err;
-    }
-    try {
-      try {
-        ws = await upgrade(upgradeWith.wss, upgradeWith.request, upgradeWith.socket, upgradeWith.head);
-      } catch (err) {
-        cleanup();
-        throw err;
-      }
-      await live(kind, ws, sandbox, closeAt, reqLog, () => body(ws!));
-    } finally {
-      release();
-    }
-  }
-
   /** A command's streams over the channel protocol (exec-stream.ts). */
   async function serveExec(
     sandboxId: string,
@@ -190,8 +134,8 @@ export function attachWebSocketProxies(
   ): Promise<void> {
     const target = await execStreamTarget(ctx, request, sandboxId, url);
     if (socket.destroyed) return target.stream.close();
-    const counters = byteCounters('exec');
-    await admitted(
+    const counters = runner.byteCounters('exec');
+    await runner.admitted(
       'exec',
       target.sandbox,
       target,
@@ -199,7 +143,7 @@ export function attachWebSocketProxies(
       { wss: execWss, request, socket, head },
       reqLog,
       () => target.stream.close(),
-      (ws) => runExecSession(ws, target, counters),
+      (ws: WebSocket) => runExecSession(ws, target, counters),
     );
   }
 
@@ -218,8 +162,8 @@ export function attachWebSocketProxies(
     const { upstream, grant } = target;
     if (socket.destroyed) return upstream.terminate();
     if (upstream.protocol) chosen.set(request, upstream.protocol);
-    const counters = byteCounters('port');
-    await admitted(
+    const counters = runner.byteCounters('port');
+    await runner.admitted(
       'port',
       target.sandbox,
       grant,
@@ -227,53 +171,8 @@ export function attachWebSocketProxies(
       { wss: portWss, request, socket, head },
       reqLog,
       () => upstream.terminate(),
-      (ws) => relayWebSockets(ws, upstream, counters),
+      (ws: WebSocket) => relayWebSockets(ws, upstream, counters),
     );
-  }
-
-  /** The byte counters of a kind's relay, looked up once per session rather than per chunk. */
-  function byteCounters(kind: Kind) {
-    const toVm = metrics.wsBytes.labels({ kind, direction: 'to_vm' });
-    const toClient = metrics.wsBytes.labels({ kind, direction: 'to_client' });
-    return { toVm: (n: number) => toVm.inc(n), toClient: (n: number) => toClient.inc(n) };
-  }
-
-  /**
-   * What every open WebSocket does while it runs `body`: it is counted in the metrics, marks the
-   * sandbox active (at open, every 30 s, at close), closes at its viewer link's expiry (4001) and at
-   * shutdown (1001); exec streams and forwarded WebSockets ping their client (keepalive.ts).
-   */
-  async function live(
-    kind: Kind,
-    ws: WebSocket,
-    sandbox: Sandbox,
-    closeAt: number | undefined,
-    reqLog: FastifyBaseLogger,
-    body: () => Promise<void>,
-  ): Promise<void> {
-    const ns = sandbox.metadata.namespace!;
-    const name = sandbox.metadata.name;
-    metrics.wsConnections.inc({ kind });
-    void ctx.activity.touch(ns, name, true);
-    const heartbeat = setInterval(() => void ctx.activity.touch(ns, name), ACTIVITY_INTERVAL_MS);
-    const expiry =
-      closeAt === undefined
-        ? undefined
-        : setTimeout(() => ws.close(CLOSE_EXPIRED, EXPIRED_REASON), Math.max(0, closeAt - ctx.clock.now()));
-    const stop = () => ws.readyState === ws.OPEN && ws.close(1001, 'server shutting down');
-    ctx.shutdown.addEventListener('abort', stop, { once: true });
-    const stopPinging = kind === 'exec' || kind === 'port' ? keepAlive(ws) : undefined;
-    try {
-      await body();
-    } finally {
-      stopPinging?.();
-      clearInterval(heartbeat);
-      if (expiry) clearTimeout(expiry);
-      ctx.shutdown.removeEventListener('abort', stop);
-      metrics.wsConnections.dec({ kind });
-      void ctx.activity.touch(ns, name, true);
-      reqLog.info({ kind }, 'websocket closed');
-    }
   }
 
   async function serve(
@@ -293,7 +192,7 @@ export function attachWebSocketProxies(
       target.vm.socket.destroy();
       return;
     }
-    await admitted(
+    await runner.admitted(
       kind,
       target.sandbox,
       sessionCredential(ctx, kind, request, url, target),
@@ -301,7 +200,7 @@ export function attachWebSocketProxies(
       { wss, request, socket, head },
       reqLog,
       () => target.vm.socket.destroy(),
-      (ws) => relaySession(kind, ws, target, reqLog),
+      (ws: WebSocket) => relaySession(kind, ws, target, reqLog),
     );
   }
 
@@ -319,7 +218,7 @@ export function attachWebSocketProxies(
       await relay(target.vm, ws, {
         ...(initialToVm && { initialToVm }),
         ...(kind === 'vnc' && { onToVm: viewerInput(ns, name, reqLog) }),
-        counters: byteCounters(kind),
+        counters: runner.byteCounters(kind),
       });
     } catch (err) {
       reqLog.info({ err: (err as Error).message }, 'websocket handshake failed');
