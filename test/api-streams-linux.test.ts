@@ -1,5 +1,6 @@
 // Streaming exec, forwarded ports and the clipboard through the customer API on a real desktop (the
-// linux driver under the real operator, the API on a real listener), with real WebSocket clients:
+// linux driver under the real operator, the API on a real listener: test/support/live-sandbay.ts),
+// with real WebSocket clients:
 // `ws`, and the Kubernetes client's own exec WebSocket handler for the channel protocol.
 import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -9,9 +10,10 @@ import sharp from 'sharp';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIPBOARD_TEXT_MAX_BYTES } from '../hosts/clipboard.ts';
-import { seedAccount, startLinuxApiStack, waitFor, type LinuxApiStack } from './api-harness.ts';
+import { startLiveSandbay, type LiveSandbay } from './support/live-sandbay.ts';
+import { waitFor } from './support/wait.ts';
 
-let stack: LinuxApiStack;
+let live: LiveSandbay;
 
 let base: string;
 let key: string;
@@ -103,24 +105,11 @@ function refusedUpgrade(
 }
 
 beforeAll(async () => {
-  stack = await startLinuxApiStack('sandbay-api-streams-');
-  ({ base } = stack);
-  key = await seedAccount(stack.store, 'streams', 100_000_000);
-  await waitFor(
-    async () => json(await api('GET', '/v1/platforms')).models[0].available_minis > 0,
-    'the local Mac',
-    60_000,
-  );
-  expect((await api('POST', '/v1/reservations', { hours: 24 })).status).toBe(201);
-  const created = await waitFor(
-    async () => {
-      const c = await api('POST', '/v1/sandboxes', {});
-      return c.status === 201 ? json(c) : undefined;
-    },
-    'a warm VM to take',
-    60_000,
-  );
-  sb = created.sandbox_id;
+  live = await startLiveSandbay('streams');
+  ({ url: base, accountKey: key } = live);
+  const created = await api('POST', '/v1/sandboxes', {});
+  expect(created.status, created.bytes.toString()).toBe(201);
+  sb = json(created).sandbox_id;
   const server = readFileSync(new URL('./fixtures/port-echo-server.py', import.meta.url));
   expect(
     (
@@ -141,7 +130,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await stack?.close();
+  await live?.close();
 }, 60_000);
 
 describe('exec stream (Kubernetes channel protocol)', () => {

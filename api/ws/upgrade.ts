@@ -47,6 +47,15 @@ function routeOf(pathname: string): { kind: Kind; sandboxId: string; port?: stri
   return { kind: 'port', sandboxId, port: port ?? '' };
 }
 
+/** An upgrade request as it arrived, and its log. */
+interface Incoming {
+  request: IncomingMessage;
+  socket: Duplex;
+  head: Buffer;
+  url: URL;
+  reqLog: FastifyBaseLogger;
+}
+
 export interface WebSocketProxies {
   /** Open connections. */
   readonly size: number;
@@ -106,12 +115,13 @@ export function attachWebSocketProxies(
     } catch (err) {
       return writeHttpError(socket, err as ApiError);
     }
+    const incoming: Incoming = { request, socket, head, url, reqLog };
     const served =
       kind === 'exec'
-        ? serveExec(sandboxId, request, socket, head, url, reqLog)
+        ? serveExec(sandboxId, incoming)
         : kind === 'port'
-          ? servePort(sandboxId, route.port!, request, socket, head, url, reqLog)
-          : serve(kind, sandboxId, request, socket, head, url, reqLog);
+          ? servePort(sandboxId, route.port!, incoming)
+          : serve(kind, sandboxId, incoming);
     const connection = served.catch((err: unknown) => {
       const apiErr = toApiError(err);
       if (isAuthFailure(apiErr)) authFailures?.fail(address);
@@ -126,11 +136,7 @@ export function attachWebSocketProxies(
   /** A command's streams over the channel protocol (exec-stream.ts). */
   async function serveExec(
     sandboxId: string,
-    request: IncomingMessage,
-    socket: Duplex,
-    head: Buffer,
-    url: URL,
-    reqLog: FastifyBaseLogger,
+    { request, socket, head, url, reqLog }: Incoming,
   ): Promise<void> {
     const target = await execStreamTarget(ctx, request, sandboxId, url);
     if (socket.destroyed) return target.stream.close();
@@ -151,11 +157,7 @@ export function attachWebSocketProxies(
   async function servePort(
     sandboxId: string,
     port: string,
-    request: IncomingMessage,
-    socket: Duplex,
-    head: Buffer,
-    url: URL,
-    reqLog: FastifyBaseLogger,
+    { request, socket, head, url, reqLog }: Incoming,
   ): Promise<void> {
     const target = await portWebSocketTarget(ctx, request, socket, sandboxId, port, url);
     if (target === 'answered') return;
@@ -178,11 +180,7 @@ export function attachWebSocketProxies(
   async function serve(
     kind: 'vnc' | 'ssh',
     sandboxId: string,
-    request: IncomingMessage,
-    socket: Duplex,
-    head: Buffer,
-    url: URL,
-    reqLog: FastifyBaseLogger,
+    { request, socket, head, url, reqLog }: Incoming,
   ): Promise<void> {
     const target =
       kind === 'vnc'

@@ -7,9 +7,10 @@
 // leaves the app they copied from.
 //
 // The scripts are constants: nothing a caller sends reaches the shell (content goes on stdin).
+import { Readable } from 'node:stream';
 import { DriverError, type ClipboardContent } from '../driver.ts';
 import { checkClipboard, clipboardLimit, tooLarge } from '../clipboard.ts';
-import { shellQuote } from './ssh-client.ts';
+import { shellQuote, type SshClient } from './ssh-client.ts';
 
 /** Runs a command line as the guest user over SSH, with `stdin`; the output as bytes. */
 export type ClipboardRun = (
@@ -19,6 +20,24 @@ export type ClipboardRun = (
 
 /** How long xclip may wait on the selection's owner (a tenant's app that never answers). */
 const XCLIP_TIMEOUT_S = 10;
+/** The clipboard's commands end their own waits sooner; the channel is closed past this. */
+const CLIPBOARD_DEADLINE_MS = 15_000;
+
+/** Runs the clipboard's commands over `ssh`, as the guest user, each line made by `wrap` (its session). */
+export function sshClipboardRun(ssh: SshClient, wrap: (command: string) => string = (c) => c): ClipboardRun {
+  return async (command, stdin) => {
+    const r = await ssh.run(wrap(command), {
+      ...(stdin && { stdin: Readable.from([stdin]) }),
+      deadlineMs: CLIPBOARD_DEADLINE_MS,
+    });
+    if (r.deadlineHit)
+      throw new DriverError(
+        'timeout',
+        `the clipboard did not answer within ${CLIPBOARD_DEADLINE_MS / 1000} s`,
+      );
+    return { code: r.code, stdout: r.stdout, stderr: r.stderr.toString() };
+  };
+}
 const SEL = '-selection clipboard';
 
 /**

@@ -6,7 +6,7 @@
 // One LinuxGuest per VM is meant to live as long as the VM runs; close() releases its connections
 // (the lifecycle half calls it when the VM stops or is deleted). Both connections re-open by
 // themselves if the VM's Xvfb or sshd restarted in between.
-import { Readable, type Duplex } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import {
   DriverError,
   type ClipboardContent,
@@ -23,7 +23,7 @@ import {
   type ScrollDirection,
   type WindowNode,
 } from '../driver.ts';
-import { getXClipboard, setXClipboard, type ClipboardRun } from './clipboard-x.ts';
+import { getXClipboard, setXClipboard, sshClipboardRun, type ClipboardRun } from './clipboard-x.ts';
 import { DESKTOP_ENV } from './display.ts';
 import { VmFiles } from './files.ts';
 import { Input } from './input.ts';
@@ -39,9 +39,6 @@ import { atspiApps, mergeAccessibility } from './windows-atspi.ts';
 import { listWindows } from './windows.ts';
 import { X11Link } from './x11-connection.ts';
 
-/** xclip's own waits end at 10 s; the channel is closed past this. */
-const CLIPBOARD_DEADLINE_MS = 15_000;
-
 export interface LinuxGuestOptions {
   recorder?: RecorderOptions;
 }
@@ -50,6 +47,8 @@ export class LinuxGuest implements Guest {
   readonly #vm: LinuxVmRuntime;
   readonly #x: X11Link;
   readonly #ssh: SshClient;
+  /** xclip's commands, as the VM's user in its desktop session. */
+  readonly #clipboardRun: ClipboardRun;
   readonly #files: VmFiles;
   readonly #recorder: Recorder;
 
@@ -58,6 +57,7 @@ export class LinuxGuest implements Guest {
     this.#x = new X11Link(vm.display, vm.xSocket, vm.xCookie);
     this.#ssh = new SshClient(() => vm.ssh);
     this.#files = new VmFiles(this.#ssh, vm.home);
+    this.#clipboardRun = sshClipboardRun(this.#ssh, (command) => withEnv(command, this.sessionEnv()));
     this.#recorder = new Recorder(
       () => ({
         display: vm.display,
@@ -126,20 +126,6 @@ export class LinuxGuest implements Guest {
     this.#vm.touch();
     return setXClipboard(this.#clipboardRun, content);
   }
-
-  /** xclip's commands, as the VM's user in its desktop session. */
-  readonly #clipboardRun: ClipboardRun = async (command, stdin) => {
-    const r = await this.#ssh.run(withEnv(command, this.sessionEnv()), {
-      ...(stdin && { stdin: Readable.from([stdin]) }),
-      deadlineMs: CLIPBOARD_DEADLINE_MS,
-    });
-    if (r.deadlineHit)
-      throw new DriverError(
-        'timeout',
-        `the clipboard did not answer within ${CLIPBOARD_DEADLINE_MS / 1000} s`,
-      );
-    return { code: r.code, stdout: r.stdout, stderr: r.stderr.toString() };
-  };
 
   putFile(path: string, data: Buffer | Readable): Promise<void> {
     this.#vm.touch();

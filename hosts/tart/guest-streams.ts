@@ -9,17 +9,14 @@
 // - the clipboard by guest system: a macOS guest's general pasteboard through `pbcopy` and AppKit's
 //   NSPasteboard in JXA, run in the GUI session (clipboard-macos.ts); a Linux guest's X selection
 //   through xclip, as on the linux driver.
-import { Readable, type Duplex } from 'node:stream';
-import { DriverError, type ClipboardContent, type ExecStream, type ExecStreamOptions } from '../driver.ts';
-import { getXClipboard, setXClipboard, type ClipboardRun } from '../linux/clipboard-x.ts';
+import type { Duplex } from 'node:stream';
+import type { ClipboardContent, ExecStream, ExecStreamOptions } from '../driver.ts';
+import { getXClipboard, setXClipboard, sshClipboardRun } from '../linux/clipboard-x.ts';
 import { openExecStream } from '../linux/ssh-exec-stream.ts';
 import type { SshClient } from '../linux/ssh-client.ts';
 import { checkPort } from '../stream-checks.ts';
 import { getMacClipboard, setMacClipboard } from './clipboard-macos.ts';
 import type { GuestOs } from './guest-os.ts';
-
-/** The guest's clipboard scripts end their own waits sooner; the channel is closed past this. */
-const CLIPBOARD_DEADLINE_MS = 15_000;
 
 export function tartExecStream(
   ssh: SshClient,
@@ -40,7 +37,7 @@ export async function tartGetClipboard(
   os: GuestOs,
   prefer?: 'text' | 'image',
 ): Promise<ClipboardContent> {
-  const run = clipboardRun(ssh);
+  const run = sshClipboardRun(ssh);
   return os.name === 'macos' ? getMacClipboard(run, os, prefer) : getXClipboard(run, prefer);
 }
 
@@ -49,21 +46,6 @@ export async function tartSetClipboard(
   os: GuestOs,
   content: Exclude<ClipboardContent, { type: 'empty' }>,
 ): Promise<void> {
-  const run = clipboardRun(ssh);
+  const run = sshClipboardRun(ssh);
   return os.name === 'macos' ? setMacClipboard(run, os, content) : setXClipboard(run, content);
-}
-
-function clipboardRun(ssh: SshClient): ClipboardRun {
-  return async (command, stdin) => {
-    const r = await ssh.run(command, {
-      ...(stdin && { stdin: Readable.from([stdin]) }),
-      deadlineMs: CLIPBOARD_DEADLINE_MS,
-    });
-    if (r.deadlineHit)
-      throw new DriverError(
-        'timeout',
-        `the clipboard did not answer within ${CLIPBOARD_DEADLINE_MS / 1000} s`,
-      );
-    return { code: r.code, stdout: r.stdout, stderr: r.stderr.toString() };
-  };
 }

@@ -19,6 +19,7 @@ PORT = 8767
 
 
 def wait_for(probe: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
+    """test_live.py's: the test modules are not a package, so each keeps its own."""
     deadline = time.monotonic() + timeout
     while True:
         value = probe()
