@@ -27,6 +27,8 @@ const DESCRIBED_TAGS = new Set([
   'recordings',
   'trajectories',
   'clipboard',
+  'evaluation',
+  'cua',
 ]);
 
 type Schema = {

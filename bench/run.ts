@@ -25,8 +25,12 @@ export const BENCHES: Record<string, string[]> = {
   dashboard: [],
   tart: [],
   'readme-steps': [],
+  cua: [],
   'mixed-load': ['--expose-gc'],
   streams: [],
+  'hostile-tenant': [],
+  'client-view': [],
+  'api-burst-process': [],
 };
 
 function runOne(name: string, args: string[]): Promise<number> {

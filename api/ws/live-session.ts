@@ -1,4 +1,4 @@
-// What every proxied WebSocket (VNC, SSH, exec stream, forwarded port) goes through once its target
+// What every WebSocket (VNC, SSH, Cua, exec stream, forwarded port) goes through once its target
 // is ready: counted in against the caps (429 past one), upgraded, then run as a live session, which
 // is counted in the metrics, marks the sandbox active (at open, every 30 s, at close), closes at its
 // viewer link's expiry (4001) and at shutdown (1001), and, for the kinds that may idle for hours,
@@ -15,7 +15,7 @@ import { keepAlive } from './keepalive.ts';
 import { CLOSE_EXPIRED, EXPIRED_REASON, type LiveSessions } from './live-sessions.ts';
 import type { SessionCredential } from './session-credentials.ts';
 
-export type Kind = 'vnc' | 'ssh' | 'exec' | 'port';
+export type Kind = 'vnc' | 'ssh' | 'cua' | 'exec' | 'port';
 
 /** While a connection is open, activity is recorded this often (the reaper's idle limit is ~2 min). */
 export const ACTIVITY_INTERVAL_MS = 30_000;
@@ -59,19 +59,25 @@ export class LiveSessionRunner {
     body: (ws: WebSocket) => Promise<void>,
   ): Promise<void> {
     let ws: WebSocket | undefined;
+    // Ended by a recheck while the upgrade was still under way: closed as soon as it is done.
+    let endedEarly: [code: number, reason: string] | undefined;
+    const end = (code: number, reason: string): void => {
+      reqLog.info({ kind, code }, reason);
+      if (!ws) {
+        endedEarly = [code, reason];
+        return cleanup();
+      }
+      ws.close(code, reason);
+      // A client that does not answer the close frame is cut off.
+      setTimeout(() => ws?.terminate(), CLOSE_GRACE_MS).unref();
+    };
     let release: () => void;
     try {
       release = this.#sessions.admit({
         account: sandbox.metadata.namespace!,
         sandbox: sandbox.metadata.name,
         ...credential,
-        end: (code, reason) => {
-          reqLog.info({ kind, code }, reason);
-          if (!ws) return cleanup();
-          ws.close(code, reason);
-          // A client that does not answer the close frame is cut off.
-          setTimeout(() => ws?.terminate(), CLOSE_GRACE_MS).unref();
-        },
+        end,
       });
     } catch (err) {
       cleanup();
@@ -84,6 +90,7 @@ export class LiveSessionRunner {
         cleanup();
         throw err;
       }
+      if (endedEarly) end(...endedEarly);
       await this.#live(kind, ws, sandbox, closeAt, reqLog, () => body(ws!));
     } finally {
       release();

@@ -44,7 +44,7 @@ describe('LiveSessions', () => {
     const third = () => sessions!.admit(session(async () => true, 'c').session);
     expect(third).toThrow(ApiError);
     expect(third).toThrow(
-      /At most 2 open WebSocket connections \(VNC, SSH, exec streams, forwarded ports\) for this sandbox/,
+      /At most 2 open WebSocket connections \(VNC, SSH, Cua, exec streams, forwarded ports\) for this sandbox/,
     );
     release();
     release(); // twice counts out once

@@ -1,9 +1,9 @@
 // WebSocket upgrades of the customer listener: `/v1/sandboxes/{id}/vnc` and `/ssh` (relayed byte
-// for byte), `/exec/stream` (a command's streams as channel frames: exec-stream.ts) and
-// `/ports/{port}/…` (a WebSocket of a server in the sandbox: port-websocket.ts). Everything that can
-// fail (auth, sandbox, the VM's port, the VM's VNC login, starting the command, the guest server's
-// handshake) is done before the upgrade, so a failure is an ordinary JSON error response; then the
-// socket is upgraded and relayed. Every kind counts against the same caps (live-sessions.ts), counts
+// for byte), `/cua/ws` (Cua's protocol, served by api/compat/cua/), `/exec/stream` (a command's
+// streams as channel frames: exec-stream.ts) and `/ports/{port}/…` (a WebSocket of a server in the
+// sandbox: port-websocket.ts). Everything that can fail (auth, sandbox, the VM's port, the VM's VNC
+// login, starting the command, the guest server's handshake) is done before the upgrade, so a
+// failure is an ordinary JSON error response; then the socket is upgraded and relayed or served. Every kind counts against the same caps (live-sessions.ts), counts
 // as activity for the idle reaper, and closes when the app closes; exec streams and forwarded
 // WebSockets, which may idle for hours, are also pinged (keepalive.ts).
 import type { IncomingMessage } from 'node:http';
@@ -16,6 +16,12 @@ import { isAuthFailure, type AuthFailureLimiter } from '../auth-failures.ts';
 import { ApiError, toApiError } from '../errors.ts';
 import type { ApiMetrics } from '../metrics.ts';
 import type { ApiContext } from '../services/context.ts';
+import { MAX_MESSAGE_BYTES as CUA_MAX_MESSAGE_BYTES } from '../compat/cua/protocol.ts';
+import { serveCuaSocket } from '../compat/cua/ws-session.ts';
+import { authenticate } from '../auth.ts';
+import { guestOf } from '../services/guests.ts';
+import { guestOfPrincipal } from '../services/request.ts';
+import { findSandbox } from '../services/sandboxes.ts';
 import { writeHttpError, type ProxyTarget } from './connect.ts';
 import { checkHandshake } from './handshake.ts';
 import { RfbInputReader } from '../collector/rfb-input.ts';
@@ -35,7 +41,9 @@ import { vncTarget } from './vnc-proxy.ts';
  */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
 const CLOSE_GRACE_MS = 2_000;
-const PATH = new RegExp(`^/v1/sandboxes/(${SANDBOX_ID_BODY})/(vnc|ssh|exec/stream|ports/([^/]*)(?:/.*)?)$`);
+const PATH = new RegExp(
+  `^/v1/sandboxes/(${SANDBOX_ID_BODY})/(vnc|ssh|cua/ws|exec/stream|ports/([^/]*)(?:/.*)?)$`,
+);
 
 /** The upgrade's kind, sandbox and (a forwarded WebSocket) port, or undefined for any other path. */
 function routeOf(pathname: string): { kind: Kind; sandboxId: string; port?: string } | undefined {
@@ -43,6 +51,7 @@ function routeOf(pathname: string): { kind: Kind; sandboxId: string; port?: stri
   if (!m) return undefined;
   const [, sandboxId, what, port] = m as unknown as [string, string, string, string | undefined];
   if (what === 'vnc' || what === 'ssh') return { kind: what, sandboxId };
+  if (what === 'cua/ws') return { kind: 'cua', sandboxId };
   if (what === 'exec/stream') return { kind: 'exec', sandboxId };
   return { kind: 'port', sandboxId, port: port ?? '' };
 }
@@ -94,7 +103,13 @@ export function attachWebSocketProxies(
     maxPayload: PORT_MAX_MESSAGE_BYTES,
     handleProtocols: (_offered, request) => chosen.get(request) ?? false,
   });
-  const servers = [wss, execWss, portWss];
+  // Cua's messages are larger than a viewer's (a file written in one message): its own limit.
+  const cuaWss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: CUA_MAX_MESSAGE_BYTES,
+  });
+  const servers = [wss, execWss, portWss, cuaWss];
   const open = new Set<Promise<void>>();
 
   server.on('upgrade', (request, socket, head) => {
@@ -121,7 +136,9 @@ export function attachWebSocketProxies(
         ? serveExec(sandboxId, incoming)
         : kind === 'port'
           ? servePort(sandboxId, route.port!, incoming)
-          : serve(kind, sandboxId, incoming);
+          : kind === 'cua'
+            ? serveCua(sandboxId, incoming)
+            : serve(kind, sandboxId, incoming);
     const connection = served.catch((err: unknown) => {
       const apiErr = toApiError(err);
       if (isAuthFailure(apiErr)) authFailures?.fail(address);
@@ -150,6 +167,36 @@ export function attachWebSocketProxies(
       reqLog,
       () => target.stream.close(),
       (ws: WebSocket) => runExecSession(ws, target, counters),
+    );
+  }
+
+  /**
+   * Cua's protocol on `/cua/ws`: the account or reservation key of the upgrade (Cua's SDK sends its
+   * `api_headers` with it) must reach the running sandbox; each command then finds the guest as a
+   * REST route does, so a sandbox deleted meanwhile answers its own error.
+   */
+  async function serveCua(
+    sandboxId: string,
+    { request, socket, head, url, reqLog }: Incoming,
+  ): Promise<void> {
+    const header = request.headers.authorization;
+    if (!header && url.searchParams.has('token'))
+      throw new ApiError(
+        'missing_api_key',
+        "Cua's protocol takes Authorization: Bearer <account or reservation key>; a viewer link opens the live view only.",
+      );
+    const principal = await authenticate(ctx.reads, header, ctx.clock.now());
+    const sandbox = await findSandbox(ctx, principal, sandboxId);
+    await guestOf(ctx, sandbox); // a sandbox that is not running is refused before the upgrade
+    await runner.admitted(
+      'cua',
+      sandbox,
+      sessionCredential(ctx, 'cua', request, url, { sandbox }),
+      undefined,
+      { wss: cuaWss, request, socket, head },
+      reqLog,
+      () => {}, // nothing was opened for it before the upgrade
+      (ws: WebSocket) => serveCuaSocket(ws, () => guestOfPrincipal(ctx, principal, sandboxId), reqLog),
     );
   }
 

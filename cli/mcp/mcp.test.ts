@@ -93,6 +93,7 @@ describe('over stdio', () => {
         'exec',
         'exec_stream',
         'get_clipboard',
+        'grade_sandbox',
         'hotkey',
         'key',
         'list_reservations',
@@ -104,6 +105,7 @@ describe('over stdio', () => {
         'screenshot',
         'scroll',
         'set_clipboard',
+        'setup_sandbox',
         'type',
         'window_tree',
         'write_file',
@@ -253,6 +255,33 @@ describe('over stdio', () => {
     });
     const image = (await call(stdio, 'get_clipboard', { sandbox_id: id, type: 'image' })).result.content[0];
     expect(image).toMatchObject({ type: 'image', mimeType: 'image/png' });
+  });
+
+  it('setup_sandbox and grade_sandbox: steps run, a reward with each check; an unknown kind is named', async () => {
+    const setup = await call(stdio, 'setup_sandbox', {
+      sandbox_id: id,
+      steps: [
+        { type: 'command', command: 'echo graded > ~/mcp-eval.txt' },
+        { type: 'sleep', seconds: 0 },
+      ],
+    });
+    expect(setup.value).toMatchObject({ status: 'completed', failed_step: null });
+    const grade = await call(stdio, 'grade_sandbox', {
+      sandbox_id: id,
+      grader: {
+        combine: 'weighted',
+        checks: [
+          { type: 'file', path: 'mcp-eval.txt', equals: 'graded' },
+          { type: 'command', command: 'exit 1' },
+        ],
+      },
+    });
+    expect(grade.value).toMatchObject({ reward: 0.5, combine: 'weighted' });
+    const bad = await call(stdio, 'setup_sandbox', { sandbox_id: id, steps: [{ type: 'teleport' }] });
+    expect([bad.result.isError, bad.value]).toEqual([
+      true,
+      expect.stringMatching(/^invalid_setup_step \(400\): setup step 0 has an unknown type "teleport"/),
+    ]);
   });
 
   describe('over Streamable HTTP', () => {

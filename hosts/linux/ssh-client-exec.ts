@@ -57,8 +57,11 @@ export function markedCommandLine(command: string, env: Record<string, string>, 
   return commandLine(`${markerTrap(marker)}\n${command}`, env);
 }
 
-/** Refuses an empty command, a NUL, one over 256 KiB, and a timeout outside (0, 24 h]. */
-export function validateCommand(command: unknown, timeoutMs: number | undefined): asserts command is string {
+/**
+ * The exec's own checks, before anything is sent: shared with the exec agent (exec-agent.ts) and
+ * the exec stream (ssh-exec-stream.ts).
+ */
+export function validateExec(command: unknown, timeoutMs: number | undefined): asserts command is string {
   if (typeof command !== 'string' || command.trim() === '')
     throw new DriverError('invalid_argument', 'command is required');
   if (command.includes('\0')) throw new DriverError('invalid_argument', 'command contains a NUL byte');
@@ -73,7 +76,7 @@ export function validateCommand(command: unknown, timeoutMs: number | undefined)
 }
 
 export async function runCommand(ssh: SshClient, command: string, opts: RunOptions): Promise<ExecResult> {
-  validateCommand(command, opts.timeoutMs);
+  validateExec(command, opts.timeoutMs);
   const marker = newMarker();
   return ssh.open(markedCommandLine(command, opts.env, marker), (channel, _gone, release) =>
     collectExec(ssh, channel, release, marker, opts.timeoutMs),

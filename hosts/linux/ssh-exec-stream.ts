@@ -27,7 +27,7 @@ import {
   markedCommandLine,
   signalGroup,
   timeoutLadder,
-  validateCommand,
+  validateExec,
 } from './ssh-client-exec.ts';
 import { exitCode, type SshClient } from './ssh-client.ts';
 
@@ -39,7 +39,7 @@ export async function openExecStream(
   command: string,
   opts: ExecStreamOptions & { env: Record<string, string> },
 ): Promise<ExecStream> {
-  validateCommand(command, opts.timeoutMs);
+  validateExec(command, opts.timeoutMs);
   if (opts.pty) checkPtySize(opts.pty);
   const marker = opts.pty ? undefined : newMarker();
   const line = marker ? markedCommandLine(command, opts.env, marker) : commandLine(command, opts.env);

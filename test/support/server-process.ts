@@ -15,10 +15,14 @@ export interface ServerProcess {
 }
 
 /** Starts the server; resolves once it logs that it is serving (its stdout is a pipe: JSON lines). */
-export function startServerProcess(dataDir: string, timeoutMs = 60_000): Promise<ServerProcess> {
+export function startServerProcess(
+  dataDir: string,
+  timeoutMs = 60_000,
+  hostDriver: 'linux' | 'sim' = 'linux',
+): Promise<ServerProcess> {
   const child = spawn(
     process.execPath,
-    [BIN, 'server', '--data-dir', dataDir, '--port', '0', '--admin-port', '0', '--host-driver', 'linux'],
+    [BIN, 'server', '--data-dir', dataDir, '--port', '0', '--admin-port', '0', '--host-driver', hostDriver],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   return new Promise((resolve, reject) => {

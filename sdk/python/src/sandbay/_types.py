@@ -68,3 +68,20 @@ ExecEvent = Dict[str, Any]
 
 Clipboard = Dict[str, Any]
 """``{"type": "text", "text": str}``, ``{"type": "image", "mime_type": "image/png", "data": bytes}`` or ``{"type": "empty"}``."""
+class SetupResult(TypedDict):
+    """``POST …/setup``: ``status`` ``completed`` or ``failed``; the step that failed and why."""
+
+    status: str
+    failed_step: Optional[int]
+    message: str
+    duration_ms: int
+    steps: List[Json]
+
+
+class GradeResult(TypedDict):
+    """``POST …/grade``: the reward in [0, 1] and each check."""
+
+    reward: float
+    combine: str
+    duration_ms: int
+    checks: List[Json]
