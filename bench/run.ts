@@ -31,6 +31,7 @@ export const BENCHES: Record<string, string[]> = {
   'hostile-tenant': [],
   'client-view': [],
   'api-burst-process': [],
+  evaluation: [],
 };
 
 function runOne(name: string, args: string[]): Promise<number> {
