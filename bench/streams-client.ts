@@ -1,7 +1,15 @@
 // The client side of bench/streams.ts, in its own process (as an agent is): given the sandbox and
 // the server in it, it times streaming exec against POST …/exec and a forwarded port against a
-// direct connection to the VM, interleaving the peers round by round, and prints the samples as JSON.
+// direct connection to the VM and against OpenSSH's own forward (`ssh -L`, the raw tool for a port
+// over SSH), interleaving the peers round by round, and prints the samples as JSON.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { get, type RequestOptions } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { WebSocket } from 'ws';
+import { waitFor } from '../test/support/wait.ts';
 
 interface Job {
   base: string;
@@ -10,6 +18,8 @@ interface Job {
   /** A server in the VM on 0.0.0.0:port (so the direct path reaches it too). */
   vmIp: string;
   port: number;
+  /** The VM's login (GET …/ssh/credentials), for OpenSSH's forward to the same port. */
+  ssh: { username: string; privateKey: string };
   execRounds: number;
   downloadRounds: number;
   downloadBytes: number;
@@ -48,14 +58,50 @@ async function execTime(command: string): Promise<number> {
   return performance.now() - t0;
 }
 
-/** Bytes/s of one download (request → last byte), and its byte count checked. */
-async function download(url: string, headers: Record<string, string>): Promise<number> {
+/** Bytes/s of one download (request → last byte) with node:http, and its byte count checked. */
+function download(options: RequestOptions): Promise<number> {
   const t0 = performance.now();
-  const res = await fetch(url, { headers });
-  let n = 0;
-  for await (const chunk of res.body!) n += (chunk as Uint8Array).length;
-  if (n !== job.downloadBytes) throw new Error(`${url}: ${n} bytes, not ${job.downloadBytes}`);
-  return n / ((performance.now() - t0) / 1000);
+  return new Promise((resolve, reject) => {
+    get({ ...options, agent: false }, (res) => {
+      let n = 0;
+      res.on('data', (chunk: Buffer) => (n += chunk.length));
+      res.on('end', () => {
+        if (n !== job.downloadBytes)
+          reject(new Error(`${options.path}: ${n} bytes, not ${job.downloadBytes}`));
+        else resolve(n / ((performance.now() - t0) / 1000));
+      });
+      res.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+/** `ssh -N -L socket:127.0.0.1:port` to the VM's sshd with its own key; resolves once it listens. */
+async function openSshForward(): Promise<{ socketPath: string; close: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'bench-streams-'));
+  const keyFile = path.join(dir, 'key');
+  await writeFile(keyFile, job.ssh.privateKey, { mode: 0o600 });
+  const socketPath = path.join(dir, 'fwd.sock');
+  const ssh = spawn(
+    'ssh',
+    [
+      ...['-N', '-i', keyFile, '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes'],
+      ...['-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR'],
+      ...['-o', 'ExitOnForwardFailure=yes', '-L', `${socketPath}:127.0.0.1:${job.port}`],
+      `${job.ssh.username}@${job.vmIp}`,
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const exited = new Promise<void>((resolve) => ssh.once('exit', () => resolve()));
+  await waitFor(() => existsSync(socketPath) || ssh.exitCode !== null, 'ssh -L listening', 15_000);
+  if (ssh.exitCode !== null) throw new Error(`ssh -L exited with ${ssh.exitCode}`);
+  return {
+    socketPath,
+    close: async () => {
+      ssh.kill();
+      await exited;
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 async function small(url: string, headers: Record<string, string>): Promise<number> {
@@ -71,6 +117,7 @@ const out = {
   execSlow: [] as number[],
   direct: [] as number[],
   port: [] as number[],
+  openssh: [] as number[],
   smallDirect: [] as number[],
   smallPort: [] as number[],
 };
@@ -101,11 +148,27 @@ for (let i = 0; i < job.smallRounds; i++) {
   out.smallPort.push(await small(`${portBase}/small`, auth));
 }
 const bytes = `/bytes?n=${job.downloadBytes}`;
-for (let i = 0; i < job.downloadRounds; i++) {
-  const pair = [
-    async () => out.direct.push(await download(`${directBase}${bytes}`, {})),
-    async () => out.port.push(await download(`${portBase}${bytes}`, auth)),
+const api = new URL(job.base);
+const forward = await openSshForward();
+try {
+  const peers = [
+    async () => out.direct.push(await download({ host: job.vmIp, port: job.port, path: bytes })),
+    async () =>
+      out.port.push(
+        await download({
+          host: api.hostname,
+          port: api.port,
+          path: `/v1/sandboxes/${job.sb}/ports/${job.port}${bytes}`,
+          headers: auth,
+        }),
+      ),
+    async () => out.openssh.push(await download({ socketPath: forward.socketPath, path: bytes })),
   ];
-  for (const f of i % 2 ? pair.reverse() : pair) await f();
+  for (let i = 0; i < job.downloadRounds; i++) {
+    // Each round starts with the next peer, so drift hits all three alike.
+    for (let k = 0; k < peers.length; k++) await peers[(i + k) % peers.length]!();
+  }
+} finally {
+  await forward.close();
 }
 process.stdout.write(JSON.stringify(out));

@@ -5,7 +5,9 @@
 //   where the stream's first byte comes before the command ends and POST's only after it;
 // - a forwarded port (`/v1/sandboxes/{id}/ports/{port}/…`: the API, then a direct-tcpip channel of
 //   the VM's pooled SSH connection) against a direct TCP connection to the same server at the VM's
-//   own address: a 64 MiB download (throughput) and a small GET (latency), peers interleaved.
+//   own address: a 64 MiB download (throughput) and a small GET (latency), peers interleaved; and the
+//   download through OpenSSH's own forward to the same port (`ssh -L`, with the VM's key from
+//   …/ssh/credentials), the raw tool for a port carried over SSH.
 // The server in the VM is Node's http (the machine's /usr/bin/node, run as the VM's user), so that
 // it is not what limits either path.
 //
@@ -50,6 +52,23 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 const ms = (v: number) => v.toFixed(1);
+/** What bench/streams-client.ts prints: ms per sample, bytes/s per download. */
+interface Samples {
+  streamEcho: StreamTimes[];
+  execEcho: number[];
+  streamSlow: StreamTimes[];
+  execSlow: number[];
+  direct: number[];
+  port: number[];
+  openssh: number[];
+  smallDirect: number[];
+  smallPort: number[];
+}
+interface StreamTimes {
+  open: number;
+  first: number;
+  end: number;
+}
 const mbs = (v: number) => (v / (1024 * 1024)).toFixed(0);
 
 async function main(): Promise<void> {
@@ -72,8 +91,13 @@ async function main(): Promise<void> {
       'the server',
       30_000,
     );
+    const ssh = (await call('GET', `/v1/sandboxes/${sb}/ssh/credentials`)).json<{
+      username: string;
+      private_key: string;
+    }>();
     const job = {
       base: live.url,
+      ssh: { username: ssh.username, privateKey: ssh.private_key },
       key: live.accountKey,
       sb,
       vmIp: created.vm_ip,
@@ -88,61 +112,48 @@ async function main(): Promise<void> {
       env: { ...process.env, STREAMS_JOB: JSON.stringify(job) },
       maxBuffer: 64 << 20,
     });
-    const r = JSON.parse(stdout) as Record<string, number[] & { open: number; first: number; end: number }[]>;
-    const streamEcho = r.streamEcho as unknown as { open: number; first: number; end: number }[];
-    const streamSlow = r.streamSlow as unknown as { open: number; first: number; end: number }[];
-    const p = (xs: number[]) => `${ms(percentile(xs, 50))} ms | ${ms(percentile(xs, 99))} ms`;
-    const first = streamEcho.map((s) => s.first);
-    const exec = r.execEcho as number[];
-    const ratioTp = percentile(r.port as number[], 50) / percentile(r.direct as number[], 50);
+    const r = JSON.parse(stdout) as Samples;
+    const p50 = (xs: number[]) => percentile(xs, 50);
+    const both = (xs: number[]) => `${ms(p50(xs))} ms | ${ms(percentile(xs, 99))} ms`;
+    const firstEcho = r.streamEcho.map((s) => s.first);
+    const firstSlow = r.streamSlow.map((s) => s.first);
+    const endSlow = r.streamSlow.map((s) => s.end);
     const load = `load ${loadBefore.toFixed(1)}–${loadavg()[0]!.toFixed(1)}`;
+    const rows = [
+      [
+        'exec stream `echo hi`: upgrade → first stdout byte',
+        both(firstEcho),
+        `open ${ms(p50(r.streamEcho.map((s) => s.open)))} ms, exit status ${ms(p50(r.streamEcho.map((s) => s.end)))} ms; n=${firstEcho.length}; ${load}`,
+      ],
+      [
+        'POST …/exec `echo hi` (its answer is its first byte), same run',
+        both(r.execEcho),
+        `first byte of the stream ${(p50(firstEcho) / p50(r.execEcho)).toFixed(2)}× POST's answer`,
+      ],
+      [
+        'exec stream `echo first; sleep 0.5; echo last`: first byte / exit status',
+        `${ms(p50(firstSlow))} / ${ms(p50(endSlow))} ms | ${ms(percentile(firstSlow, 99))} / ${ms(percentile(endSlow, 99))} ms`,
+        `POST …/exec of it answers after ${ms(p50(r.execSlow))} ms; n=${firstSlow.length}`,
+      ],
+      [
+        'forwarded port, 64 MiB download through the API (/ports) vs direct TCP to the VM',
+        `**${mbs(p50(r.port))}** vs ${mbs(p50(r.direct))} MiB/s | —`,
+        `**${((p50(r.port) / p50(r.direct)) * 100).toFixed(0)}%** of direct (rounds: port ${r.port.map(mbs).join(', ')}; direct ${r.direct.map(mbs).join(', ')} MiB/s)`,
+      ],
+      [
+        'the same download through OpenSSH `ssh -L` to the port (same run)',
+        `${mbs(p50(r.openssh))} MiB/s | —`,
+        `/ports is **${((p50(r.port) / p50(r.openssh)) * 100).toFixed(0)}%** of OpenSSH's forward (rounds: ${r.openssh.map(mbs).join(', ')} MiB/s)`,
+      ],
+      [
+        'forwarded port, small GET: /ports vs direct',
+        `${ms(p50(r.smallPort))} vs ${ms(p50(r.smallDirect))} ms | ${ms(percentile(r.smallPort, 99))} vs ${ms(percentile(r.smallDirect, 99))} ms`,
+        `n=${r.smallPort.length} each; a new SSH channel per request`,
+      ],
+    ];
     console.log('| what | p50 | p99 | notes |');
     console.log('|---|---|---|---|');
-    console.log(
-      `| exec stream \`echo hi\`: upgrade → first stdout byte | ${p(first)} | open ${ms(
-        percentile(
-          streamEcho.map((s) => s.open),
-          50,
-        ),
-      )} ms, exit status ${ms(
-        percentile(
-          streamEcho.map((s) => s.end),
-          50,
-        ),
-      )} ms; n=${first.length}; ${load} |`,
-    );
-    console.log(
-      `| POST …/exec \`echo hi\` (its answer is its first byte), same run | ${p(exec)} | first byte of the stream ${(percentile(first, 50) / percentile(exec, 50)).toFixed(2)}× POST's answer |`,
-    );
-    console.log(
-      `| exec stream \`echo first; sleep 0.5; echo last\`: first byte / exit status | ${ms(
-        percentile(
-          streamSlow.map((s) => s.first),
-          50,
-        ),
-      )} / ${ms(
-        percentile(
-          streamSlow.map((s) => s.end),
-          50,
-        ),
-      )} ms | ${ms(
-        percentile(
-          streamSlow.map((s) => s.first),
-          99,
-        ),
-      )} / ${ms(
-        percentile(
-          streamSlow.map((s) => s.end),
-          99,
-        ),
-      )} ms | POST …/exec of it answers after ${ms(percentile(r.execSlow as number[], 50))} ms; n=${streamSlow.length} |`,
-    );
-    console.log(
-      `| forwarded port, 64 MiB download through the API (/ports) vs direct TCP to the VM | **${mbs(percentile(r.port as number[], 50))}** vs ${mbs(percentile(r.direct as number[], 50))} MiB/s | — | **${(ratioTp * 100).toFixed(0)}%** of direct (rounds: port ${(r.port as number[]).map(mbs).join(', ')}; direct ${(r.direct as number[]).map(mbs).join(', ')} MiB/s) |`,
-    );
-    console.log(
-      `| forwarded port, small GET: /ports vs direct | ${ms(percentile(r.smallPort as number[], 50))} vs ${ms(percentile(r.smallDirect as number[], 50))} ms | ${ms(percentile(r.smallPort as number[], 99))} vs ${ms(percentile(r.smallDirect as number[], 99))} ms | n=${(r.smallPort as number[]).length} each; a new SSH channel per request |`,
-    );
+    for (const [what, figures, notes] of rows) console.log(`| ${what} | ${figures} | ${notes} |`);
   } finally {
     await live.close();
   }
