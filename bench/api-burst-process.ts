@@ -8,13 +8,17 @@
 //
 //   node bench/api-burst-process.ts               (3 bursts of 100 on 50 Macs; 1 of 1,000 on 500)
 //   node bench/api-burst-process.ts --rounds 5 --no-large
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServerProcess } from '../test/support/server-process.ts';
+import {
+  adminKeyOf,
+  applyMini,
+  createAccountKey,
+  startServerProcess,
+} from '../test/support/server-process.ts';
 import { waitFor } from '../test/support/wait.ts';
 
 const arg = (name: string, fallback: number): number => {
@@ -22,7 +26,6 @@ const arg = (name: string, fallback: number): number => {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 };
 const ROUNDS = arg('--rounds', 3);
-const BIN = join(import.meta.dirname, '..', 'cli', 'bin.ts');
 const TICKS_PER_S = 100;
 
 /** CPU time (ms) the process has used so far, from /proc/PID/stat (utime + stime). */
@@ -62,35 +65,14 @@ async function scenario(macs: number, creates: number, rounds: number) {
   server.child.stderr!.resume();
   const pid = server.child.pid!;
   try {
-    const adminKey = (await readFile(join(dir, 'data', 'admin.key'), 'utf8')).trim();
-    const admin = { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' };
-    for (let i = 0; i < macs; i++) {
-      const res = await fetch(`${server.adminUrl}/apis/sandbay.io/v1alpha1/minis`, {
-        method: 'POST',
-        headers: admin,
-        body: JSON.stringify({
-          apiVersion: 'sandbay.io/v1alpha1',
-          kind: 'Mini',
-          metadata: { name: `burst-${i}` },
-          spec: {
-            address: `10.9.${Math.floor(i / 250)}.${(i % 250) + 1}`,
-            model: 'm4',
-            driver: 'sim',
-            schedulable: true,
-          },
-        }),
+    const admin = { authorization: `Bearer ${await adminKeyOf(server)}` };
+    for (let i = 0; i < macs; i++)
+      await applyMini(server, `burst-${i}`, {
+        address: `10.9.${Math.floor(i / 250)}.${(i % 250) + 1}`,
+        model: 'm4',
+        driver: 'sim',
       });
-      if (res.status !== 201) throw new Error(`mini: ${res.status} ${await res.text()}`);
-    }
-    const out = execFileSync(
-      process.execPath,
-      [BIN, 'accounts', 'create', 'burst', '--credit-cents', '1000000000000'],
-      {
-        env: { ...process.env, SANDBAY_URL: server.adminUrl, SANDBAY_ADMIN_KEY: adminKey },
-        encoding: 'utf8',
-      },
-    );
-    const key = /api key:\s+(\S+)/.exec(out)?.[1] ?? '';
+    const key = await createAccountKey(server, 'burst', 1_000_000_000_000);
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const slots = async () =>
       (await (await fetch(`${server.adminUrl}/admin/slots`, { headers: admin })).json()) as {

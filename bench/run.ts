@@ -26,12 +26,13 @@ export const BENCHES: Record<string, string[]> = {
   tart: [],
   'readme-steps': [],
   cua: [],
+  evaluation: [],
   'mixed-load': ['--expose-gc'],
   streams: [],
   'hostile-tenant': [],
   'client-view': [],
   'api-burst-process': [],
-  evaluation: [],
+  agents: [],
 };
 
 function runOne(name: string, args: string[]): Promise<number> {

@@ -7100,6 +7100,11 @@ export interface operations {
           'application/json': {
             /** @description Screen height, in points. */
             height: number;
+            /**
+             * @description The sandbox's type, as use.computer's client reads it: `macos` (also on the linux driver, which stands in for a Mac).
+             * @enum {string}
+             */
+            platform: 'macos';
             /** @description Pixels per point (2 on a Retina display, 1 on Linux). */
             scale: number;
             /** @description Screen width, in points. */
