@@ -44,6 +44,7 @@ import { connectivityRoutes } from './routes/connectivity.ts';
 import { displayRoutes } from './routes/display.ts';
 import { execRoutes } from './routes/exec.ts';
 import { execAxRoutes } from './compat/use-computer/exec-ax.ts';
+import { taskImportRoutes } from './compat/task-imports.ts';
 import { fileRoutes } from './routes/files.ts';
 import { healthRoutes } from './routes/health.ts';
 import { keyboardRoutes } from './routes/keyboard.ts';
@@ -309,6 +310,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   await app.register(connectivityRoutes, routeOpts);
   await app.register(taskRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(taskEditRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
+  await app.register(taskImportRoutes, routeOpts);
   await app.register(collectionRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(evaluationRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(blobRoutes, {

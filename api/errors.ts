@@ -81,6 +81,10 @@ const API_ERRORS = {
   // 413 / 415 / 422 / 426 / 429
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type for this endpoint.' },
+  task_unsupported: {
+    status: 422,
+    message: 'The benchmark task uses a step, getter or metric sandbay cannot run exactly (the message names it).',
+  },
   idempotency_key_reused: {
     status: 422,
     message: 'The Idempotency-Key was used with a different path, body or reservation.',
