@@ -48,7 +48,13 @@ const WHY_GETTER: Record<string, string> = {
   accessibility_tree: 'compares CSS/XPath selectors over the accessibility tree',
 };
 
-/** The supported metric × getter pairs, for messages. */
+/** The metric × result getter pairs taken. */
+const SUPPORTED_PAIRS = [
+  ['exact_match', 'vm_command_line'],
+  ['check_include_exclude', 'vm_command_line'],
+  ['check_include_exclude', 'vm_command_error'],
+  ['file_contains', 'vm_file'],
+] as const;
 const SUPPORTED =
   'exact_match with vm_command_line, check_include_exclude with vm_command_line or vm_command_error, file_contains with vm_file';
 
@@ -98,9 +104,11 @@ function check(
   options: unknown,
   where: string,
 ): GraderCheck {
+  const getter = getterType(result);
+  const supported = SUPPORTED_PAIRS.some(([f, g]) => f === func && g === getter);
+  if (!supported) return refusal(func, result, where);
   if (isObject(options) && Object.keys(options).length > 0)
     refuse(`${where}: options ${Object.keys(options).join(', ')} of ${func} are not supported`);
-  const getter = getterType(result);
   const r = result as Record<string, unknown>;
   const name = `${func} (${getter})`;
   if (func === 'exact_match' && getter === 'vm_command_line') {
