@@ -45,6 +45,7 @@ import { displayRoutes } from './routes/display.ts';
 import { execRoutes } from './routes/exec.ts';
 import { execAxRoutes } from './compat/use-computer/exec-ax.ts';
 import { taskImportRoutes } from './compat/task-imports.ts';
+import { cuaRoutes } from './compat/cua/routes.ts';
 import { fileRoutes } from './routes/files.ts';
 import { healthRoutes } from './routes/health.ts';
 import { keyboardRoutes } from './routes/keyboard.ts';
@@ -308,6 +309,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   await app.register(displayRoutes, routeOpts);
   await app.register(snapshotRoutes, routeOpts);
   await app.register(connectivityRoutes, routeOpts);
+  await app.register(cuaRoutes, routeOpts);
   await app.register(taskRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(taskEditRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(taskImportRoutes, routeOpts);

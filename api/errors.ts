@@ -30,6 +30,7 @@ const API_ERRORS = {
     status: 400,
     message: 'The grader, or one of its checks, is of an unknown type or malformed.',
   },
+  cua_unknown_command: { status: 400, message: 'sandbay does not serve this command of the Cua protocol.' },
   // 401 / 402 / 403
   missing_api_key: { status: 401, message: 'Send Authorization: Bearer <key>.' },
   invalid_api_key: { status: 401, message: 'The key is invalid, revoked or expired.' },
@@ -93,7 +94,7 @@ const API_ERRORS = {
   rate_limited: { status: 429, message: 'Too many requests for this key; retry later.' },
   too_many_connections: {
     status: 429,
-    message: 'Too many open VNC and SSH connections; close one first.',
+    message: 'Too many open VNC, SSH and Cua connections; close one first.',
   },
   too_many_auth_failures: {
     status: 429,

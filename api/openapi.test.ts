@@ -27,6 +27,7 @@ const DESCRIBED_TAGS = new Set([
   'recordings',
   'trajectories',
   'evaluation',
+  'cua',
 ]);
 
 type Schema = {

@@ -10,12 +10,12 @@
 //   node bench/client-view.ts --rounds 100
 //
 // Runs as root (the linux driver creates VM users). Prints markdown tables.
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startServerProcess, stopServerProcess } from '../test/support/server-process.ts';
+import { createAccountKey, startServerProcess, stopServerProcess } from '../test/support/server-process.ts';
 import { waitFor } from '../test/support/wait.ts';
 
 const run = promisify(execFile);
@@ -24,7 +24,6 @@ const arg = (name: string, fallback: number): number => {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 };
 const ROUNDS = arg('--rounds', 300);
-const BIN = join(import.meta.dirname, '..', 'cli', 'bin.ts');
 const PY = join(import.meta.dirname, 'client-view.py');
 
 type Samples = Record<string, number[]>;
@@ -52,16 +51,7 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'sandbay-bench-client-'));
   const server = await startServerProcess(join(dir, 'data'));
   try {
-    const adminKey = (await readFile(join(dir, 'data', 'admin.key'), 'utf8')).trim();
-    const out = execFileSync(
-      process.execPath,
-      [BIN, 'accounts', 'create', 'bench-co', '--credit-cents', '100000'],
-      {
-        env: { ...process.env, SANDBAY_URL: server.adminUrl, SANDBAY_ADMIN_KEY: adminKey },
-        encoding: 'utf8',
-      },
-    );
-    const key = /api key:\s+(\S+)/.exec(out)?.[1] ?? '';
+    const key = await createAccountKey(server, 'bench-co', 100_000);
     const api = (method: string, path: string, body?: unknown) =>
       fetch(`${server.url}${path}`, {
         method,

@@ -230,6 +230,10 @@ const ROWS: Row[] = [
   // Without Upgrade: 426 for everyone (the upgrade itself is checked below).
   { method: 'GET', path: sbp('/vnc'), expect: [426, 426, 426], public: true },
   { method: 'GET', path: sbp('/ssh'), expect: [426, 426, 426], public: true },
+  { method: 'GET', path: sbp('/cua/ws'), expect: [426, 426, 426], public: true },
+  // Cua's protocol: the key as on every sandbox route.
+  { method: 'POST', path: sbp('/cua/cmd'), body: { command: 'get_screen_size' }, expect: [200, 200, 404] },
+  { method: 'GET', path: sbp('/cua/commands'), expect: [200, 200, 404] },
 ];
 
 function expected(row: Row, caller: Caller): number {
@@ -304,6 +308,13 @@ describe('auth matrix', () => {
       for (const caller of CALLERS) {
         const want = caller === 'account' || caller === 'reservation' ? 502 : caller === 'other' ? 404 : 401;
         expect(await upgrade(`/v1/sandboxes/${ids.sb}/ssh`, headers[caller]), caller).toBe(want);
+      }
+    });
+
+    it('/cua/ws admits the owner (account or reservation key), refuses everyone else', async () => {
+      for (const caller of CALLERS) {
+        const want = caller === 'account' || caller === 'reservation' ? 101 : caller === 'other' ? 404 : 401;
+        expect(await upgrade(`/v1/sandboxes/${ids.sb}/cua/ws`, headers[caller]), caller).toBe(want);
       }
     });
 

@@ -159,9 +159,7 @@ describe('setup', () => {
     expect(result.steps[4]!.window).toContain('notes-eval.txt');
     expect(await fileText('Documents/notes-eval.txt')).toBe(NOTES);
     // The windows the steps waited for are in the tree.
-    const names = (await api('GET', on('/display/windows'))).body.windows.map(
-      (w: { name: string }) => w.name,
-    );
+    const names = (await api('GET', on('/display/windows'))).body.map((w: { name: string }) => w.name);
     expect(names).toContain('eval-term');
     expect(names.some((n: string) => n.includes('notes-eval.txt'))).toBe(true);
   }, 120_000);

@@ -110,6 +110,10 @@ export const DisplayInfoSchema = Type.Object({
   width: Type.Integer({ description: 'Screen width, in points.' }),
   height: Type.Integer({ description: 'Screen height, in points.' }),
   scale: Type.Number({ description: 'Pixels per point (2 on a Retina display, 1 on Linux).' }),
+  platform: Type.Literal('macos', {
+    description:
+      "The sandbox's type, as use.computer's client reads it: `macos` (also on the linux driver, which stands in for a Mac).",
+  }),
 });
 
 /**

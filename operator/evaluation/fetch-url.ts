@@ -8,7 +8,7 @@
 // (`allow`, CIDRs: tests allow 127.0.0.0/8 for their own servers). The name is resolved once, every
 // address it resolves to is checked, and the connection goes to the checked address (no second
 // lookup a DNS rebinding could answer differently); each redirect hop is checked the same way.
-import { lookup } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import net, { type LookupFunction } from 'node:net';
@@ -89,12 +89,36 @@ export function addressAllowed(address: string, allow: net.BlockList): boolean {
   return allow.check(a.address, a.family) || !NOT_PUBLIC.check(a.address, a.family);
 }
 
+/**
+ * DNS through c-ares on the event loop, never getaddrinfo: `lookup` runs on libuv's shared pool, and
+ * a name whose servers answer slowly (the tenant's to choose) would hold a pool thread for each
+ * setup step (four of them hold every file read and write of the server). So /etc/hosts is not
+ * read; `localhost` names are loopback (RFC 6761) as a resolver would answer.
+ */
+const resolver = new Resolver({ timeout: 2_000, tries: 2 });
+
+async function resolveAll(host: string): Promise<{ address: string; family: number }[]> {
+  if (host === 'localhost' || host.endsWith('.localhost'))
+    return [
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ];
+  const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+  const found = [
+    ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+    ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+  ];
+  if (found.length > 0) return found;
+  const why = v4.status === 'rejected' ? (v4.reason as NodeJS.ErrnoException) : undefined;
+  throw Object.assign(new Error(why?.message ?? 'no address'), { code: why?.code ?? 'ENOTFOUND' });
+}
+
 /** Resolves the URL's host and checks every address; answers the one to connect to. */
 async function vettedAddress(url: URL, allow: net.BlockList): Promise<{ address: string; family: number }> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const found = net.isIP(host)
     ? [{ address: host, family: net.isIP(host) }]
-    : await lookup(host, { all: true }).catch((err: NodeJS.ErrnoException) => {
+    : await resolveAll(host).catch((err: NodeJS.ErrnoException) => {
         throw new FetchRefusedError(`${host} does not resolve (${err.code ?? err.message})`);
       });
   const refused = found.find((a) => !addressAllowed(a.address, allow));

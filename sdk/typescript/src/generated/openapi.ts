@@ -419,6 +419,57 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/sandboxes/{sandboxID}/cua/cmd': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** One command of Cua's computer-server protocol (its POST /cmd) */
+    post: operations['cuaCommand'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandboxes/{sandboxID}/cua/commands': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The Cua commands served, with their parameters and aliases (its GET /commands) */
+    get: operations['cuaCommands'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandboxes/{sandboxID}/cua/ws': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Cua's computer-server WebSocket (101 upgrade): `{command, params}` messages; Bearer account or reservation key */
+    get: operations['connectCua'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/sandboxes/{sandboxID}/display/info': {
     parameters: {
       query?: never;
@@ -6333,6 +6384,306 @@ export interface operations {
       };
     };
   };
+  cuaCommand: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    /** @description One message of Cua's protocol. */
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A Cua command (`screenshot`, `left_click`, …) or one of its aliases. */
+          command: string;
+          /** @description The command's parameters. */
+          params?: {
+            [key: string]: unknown;
+          };
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description `data: {"success": true, …}` (or `false` with `error` and `code`): Cua's answer envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Cua's sentence: `Unknown command: X. Did you mean: …?` */
+            detail?: string;
+            /** @description A stable error code: `cua_unknown_command`, `invalid_request`, … */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  cuaCommands: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Alias → command. */
+            aliases: {
+              [key: string]: string;
+            };
+            /** @description Every command served, by name. */
+            commands: {
+              [key: string]: {
+                /** @description Other names of it. */
+                aliases?: string[];
+                /** @description Its parameters. */
+                params: {
+                  /** @description Always null (defaults are in docs/api.md). */
+                  default: null;
+                  /** @description The parameter. */
+                  name: string;
+                  /** @description true when the command needs it. */
+                  required: boolean;
+                }[];
+              };
+            };
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  connectCua: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Switching Protocols: JSON messages follow. */
+      101: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      426: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
   getDisplayInfo: {
     parameters: {
       query?: never;
@@ -6354,6 +6705,11 @@ export interface operations {
           'application/json': {
             /** @description Screen height, in points. */
             height: number;
+            /**
+             * @description The sandbox's type, as use.computer's client reads it: `macos` (also on the linux driver, which stands in for a Mac).
+             * @enum {string}
+             */
+            platform: 'macos';
             /** @description Pixels per point (2 on a Retina display, 1 on Linux). */
             scale: number;
             /** @description Screen width, in points. */
