@@ -139,12 +139,15 @@ export async function setUp(
       return void (await end(ctx, a, 'error', setupFailureText(task, setup)));
     }
     await createTrajectory(ctx, a, task);
-    const recordingId = run.spec.record === false ? undefined : await startScreenRecording(ctx, a, guest);
+    // Written as soon as started: a reconcile cut short after this does not start a second one.
+    if (run.spec.record !== false && a.status?.recordingId === undefined) {
+      const recordingId = await startScreenRecording(ctx, a, guest);
+      if (recordingId !== undefined) a = await writeStatus(ctx, a, { recordingId });
+    }
     if (run.spec.mode === 'agent') await startCollection(ctx, a, sandbox!.metadata.name);
     await transition(ctx, a, 'setUp', {
       setup,
       actingAt: nowIso(ctx),
-      ...(recordingId !== undefined && { recordingId }),
       ...(run.spec.mode === 'replay' && { stepsDone: 0 }),
     });
   } catch (err) {

@@ -31,16 +31,34 @@ export function nowIso(ctx: OperatorContext): string {
   return new Date(ctx.clock.now()).toISOString();
 }
 
+/** Conflicts a status write retries (another write in between, e.g. the run's cancel on the spec). */
+const WRITE_TRIES = 5;
+
+/**
+ * Writes status fields over the attempt's latest status (`null` removes a field). A replace of the
+ * status with a resourceVersion precondition, not a merge patch: a merge patch would drop the
+ * nulls inside the values written (a setup result's `failed_step: null`), which its schema needs.
+ */
 export async function writeStatus(
   ctx: OperatorContext,
   a: EvaluationAttempt,
-  status: StatusPatch,
+  patch: StatusPatch,
 ): Promise<EvaluationAttempt> {
-  return ctx.client.patch<EvaluationAttempt>(
-    { kind: 'EvaluationAttempt', namespace: a.metadata.namespace!, name: a.metadata.name },
-    { status },
-    { subresource: 'status' },
-  );
+  const key = { kind: 'EvaluationAttempt', namespace: a.metadata.namespace!, name: a.metadata.name };
+  for (let tries = 1; ; tries++) {
+    const current = await ctx.store.get<EvaluationAttempt>(key);
+    if (!current) throw Object.assign(new Error(`attempt ${attemptKey(a)} is gone`), { code: 'NotFound' });
+    const status: Record<string, unknown> = { ...current.status };
+    for (const [field, value] of Object.entries(patch)) {
+      if (value === null) delete status[field];
+      else if (value !== undefined) status[field] = value;
+    }
+    try {
+      return await ctx.client.updateStatus<EvaluationAttempt>({ ...current, status });
+    } catch (err) {
+      if (!isStoreError(err, 'Conflict') || tries >= WRITE_TRIES) throw err;
+    }
+  }
 }
 
 /** Moves the attempt on `event` (the table refuses a move it does not list), with more status. */
