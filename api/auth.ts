@@ -260,7 +260,8 @@ const SANDBOX_KEY_ROUTES = new Set(
 export function sandboxKeyAdmits(principal: Principal, request: FastifyRequest): boolean {
   const url = request.routeOptions.url;
   if (url === undefined || !SANDBOX_KEY_ROUTES.has(url)) return false;
-  if (url === '/v1/sandboxes/:sandboxID' && request.method !== 'GET' && request.method !== 'HEAD') return false;
+  if (url === '/v1/sandboxes/:sandboxID' && request.method !== 'GET' && request.method !== 'HEAD')
+    return false;
   return (request.params as { sandboxID?: string } | undefined)?.sandboxID === principal.sandbox;
 }
 
@@ -269,7 +270,10 @@ export function sandboxKeyAdmits(principal: Principal, request: FastifyRequest):
  * this request); throws the 403 otherwise.
  */
 export function requireKind(principal: Principal, auth: RouteAuth, request?: FastifyRequest): void {
-  if (principal.kind === 'sandbox' && (auth !== 'customer' || !request || !sandboxKeyAdmits(principal, request)))
+  if (
+    principal.kind === 'sandbox' &&
+    (auth !== 'customer' || !request || !sandboxKeyAdmits(principal, request))
+  )
     throw new ApiError('sandbox_key_not_allowed');
   if (auth === 'account' && principal.kind !== 'account') throw new ApiError('account_key_required');
   if (auth === 'reservation' && principal.kind !== 'reservation')

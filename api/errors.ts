@@ -97,7 +97,8 @@ const API_ERRORS = {
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type for this endpoint.' },
   task_unsupported: {
     status: 422,
-    message: 'The benchmark task uses a step, getter or metric sandbay cannot run exactly (the message names it).',
+    message:
+      'The benchmark task uses a step, getter or metric sandbay cannot run exactly (the message names it).',
   },
   idempotency_key_reused: {
     status: 422,

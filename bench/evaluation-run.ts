@@ -50,7 +50,9 @@ try {
       category: i % 2 === 0 ? 'even' : 'odd',
       instruction: `Task ${i}.`,
       setup: [{ type: 'command', command: `echo ${i} > ~/task.txt` }],
-      grader: { checks: [{ type: 'command', command: 'cat ~/task.txt', expect: { stdout_contains: String(i) } }] },
+      grader: {
+        checks: [{ type: 'command', command: 'cat ~/task.txt', expect: { stdout_contains: String(i) } }],
+      },
     });
     ids.push(id);
   }
@@ -90,7 +92,9 @@ try {
   console.log(`| sum of attempts' times, sandbox written to attempt end (s) | ${sumS.toFixed(1)} |`);
   console.log(`| attempt time median / p99 (s) | ${median.toFixed(2)} / ${p99.toFixed(2)} |`);
   console.log(`| sum / wall (ideal: ${PLACES}, the places) | ${(sumS / wallS).toFixed(2)} |`);
-  console.log(`| sandbox-seconds idle per attempt (places × wall − sum) / attempts | ${idlePerAttempt.toFixed(2)} |`);
+  console.log(
+    `| sandbox-seconds idle per attempt (places × wall − sum) / attempts | ${idlePerAttempt.toFixed(2)} |`,
+  );
 } finally {
   await live.close();
 }

@@ -111,10 +111,7 @@ const machines = [
   miniMachine,
   runMachine,
   attemptMachine,
-] as unknown as StateMachine<
-  string,
-  string
->[];
+] as unknown as StateMachine<string, string>[];
 
 describe('state machines', () => {
   for (const m of machines) {

@@ -89,7 +89,12 @@ export const TaskImportSchema = Type.Object(
           "A grouping for people; default OSWorld's `snapshot` (its domain). macOSWorld's is its folder.",
       }),
     ),
-    options: Type.Optional(ImportOptionsSchema),
+    options: Type.Optional(
+      Type.Object(ImportOptionsSchema.properties, {
+        additionalProperties: false,
+        description: 'How the file is read (its language, placeholders, partial credit).',
+      }),
+    ),
     dry_run: Type.Optional(
       Type.Boolean({ description: 'Answer the mapping (200) without creating the task.' }),
     ),
@@ -99,8 +104,8 @@ export const TaskImportSchema = Type.Object(
 
 const ImportPreviewSchema = Type.Object({
   id: Type.String({ description: 'The task id it would get.' }),
-  instruction: Type.String(),
-  category: Nullable(Type.String()),
+  instruction: Type.String({ description: 'What the agent is asked to do.' }),
+  category: Nullable(Type.String(), 'A grouping for people; null when none.'),
   setup: SetupSteps,
   grader: Grader,
 });

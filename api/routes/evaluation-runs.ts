@@ -85,7 +85,8 @@ export const evaluationRunRoutes: FastifyPluginAsyncTypebox<RouteOptions> = asyn
       schema: {
         operationId: 'getEvaluationRunResults',
         tags,
-        summary: 'The results table: each attempt’s outcome, reward and why, pass rates per task and category',
+        summary:
+          'The results table: each attempt’s outcome, reward and why, pass rates per task and category',
         params: RunParams,
         response: { 200: RunResultsSchema, ...errorResponses(401, 403, 404) },
       },
@@ -165,7 +166,6 @@ export const evaluationRunRoutes: FastifyPluginAsyncTypebox<RouteOptions> = asyn
         },
       },
     },
-    async (request) =>
-      finishAttempt(ctx, principalOf(request), request.params.sandboxID, request.body ?? {}),
+    async (request) => finishAttempt(ctx, principalOf(request), request.params.sandboxID, request.body ?? {}),
   );
 };

@@ -47,7 +47,7 @@ export const EvaluationRunCreateSchema = Type.Object(
             }),
           ),
         },
-        { additionalProperties: false },
+        { additionalProperties: false, description: 'The agent endpoint (mode `agent`).' },
       ),
     ),
     reservation_id: Type.Optional(
@@ -83,7 +83,7 @@ export const EvaluationRunSchema = Type.Object({
   concurrency: Nullable(Type.Integer(), { description: 'The bound asked for; null: the capacity’s.' }),
   pass_threshold: Type.Number({ description: 'A reward at or above this passes.' }),
   cancelled: Type.Boolean({ description: 'A cancel was asked for.' }),
-  counts: AttemptCounts,
+  counts: Type.Object(AttemptCounts.properties, { description: 'The attempts by outcome.' }),
   message: Nullable(Type.String(), {
     description: 'What the run is waiting for, or how it ended, for people.',
   }),
@@ -128,7 +128,9 @@ export const ResultRowSchema = Type.Object({
     description: 'The attempt’s phase (`waiting`, `starting`, `setup`, `acting`, `grading`, …).',
   }),
   reward: Nullable(Type.Number(), { description: 'The grader’s reward; null until graded.' }),
-  message: Nullable(Type.String(), { description: 'Why it passed, failed or errored, or what it waits for.' }),
+  message: Nullable(Type.String(), {
+    description: 'Why it passed, failed or errored, or what it waits for.',
+  }),
   sandbox_id: Nullable(Type.String(), { description: 'The sandbox it ran in (deleted once it ended).' }),
   trajectory_id: Nullable(Type.String(), {
     description: 'The task holding its trajectory and recording (`/v1/me/tasks/{id}/…`).',
@@ -139,7 +141,7 @@ export const ResultRowSchema = Type.Object({
 });
 
 export const RunResultsSchema = Type.Object({
-  run: EvaluationRunSchema,
+  run: Type.Object(EvaluationRunSchema.properties, { description: 'The run, with live counts.' }),
   rows: Type.Array(ResultRowSchema, { description: 'One per (task, attempt), in task order.' }),
   by_task: Type.Record(Type.String(), PassRateSchema, { description: 'Pass rates by task id.' }),
   by_category: Type.Record(Type.String(), PassRateSchema, {
@@ -150,9 +152,7 @@ export const RunResultsSchema = Type.Object({
 
 export const FinishSchema = Type.Object(
   {
-    outcome: Type.Optional(
-      Type.Enum(['done', 'gave_up'], { description: '`done` (default) or `gave_up`.' }),
-    ),
+    outcome: Type.Optional(Type.Enum(['done', 'gave_up'], { description: '`done` (default) or `gave_up`.' })),
     message: Type.Optional(Type.String({ maxLength: 2000, description: 'What the agent says, for people.' })),
   },
   { additionalProperties: false },

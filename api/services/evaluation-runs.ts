@@ -47,10 +47,16 @@ export async function createRun(
       throw err;
     });
     if (task.spec.grader === undefined)
-      throw new ApiError('invalid_evaluation_run', `Task ${id} has no grader: an attempt could not be graded.`);
+      throw new ApiError(
+        'invalid_evaluation_run',
+        `Task ${id} has no grader: an attempt could not be graded.`,
+      );
     const phase = task.status?.phase;
     if (body.mode === 'replay' && (phase === 'recording' || phase === 'failed'))
-      throw new ApiError('task_not_ready', `Task ${id} is ${phase}: only a saved trajectory can be replayed.`);
+      throw new ApiError(
+        'task_not_ready',
+        `Task ${id} is ${phase}: only a saved trajectory can be replayed.`,
+      );
   }
   const reservation = await reservationForCreate(ctx, principal, body.reservation_id);
   const run = await ctx.store.create<EvaluationRun>({

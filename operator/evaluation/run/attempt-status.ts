@@ -3,7 +3,6 @@
 // cleanup once it ends (sandbox deleted, the agent's key dropped).
 import { randomBytes } from 'node:crypto';
 import {
-  API_VERSION,
   EVALUATION_RUN_LABEL,
   type EvaluationAttempt,
   type EvaluationRun,
@@ -12,12 +11,10 @@ import {
 import { DriverError, type Guest } from '../../../hosts/driver.ts';
 import { isStoreError } from '../../../store/store.ts';
 import type { OperatorContext } from '../../context.ts';
+import { createOwnedSandbox } from '../../sandbox/owned.ts';
 import { changeTask } from '../../trajectory/task-state.ts';
 import { dropAgentKey } from './agent.ts';
 import { attemptMachine, type AttemptEvent } from './states.ts';
-
-/** The label the API puts on sandboxes (their reservation), so listings filter alike. */
-const RESERVATION_LABEL = 'sandbay.io/reservation';
 
 export type AttemptStatus = NonNullable<EvaluationAttempt['status']>;
 /** A status merge patch: `null` removes a field. */
@@ -100,38 +97,16 @@ export function ownedBy(sandbox: Sandbox, a: EvaluationAttempt): boolean {
   );
 }
 
-/** The attempt's sandbox (not ephemeral: nothing else keeps it alive), in the run's reservation. */
-export async function createSandbox(
+/** The attempt's sandbox, in the run's reservation, labelled with the run. */
+export function createSandbox(
   ctx: OperatorContext,
   a: EvaluationAttempt,
   run: EvaluationRun,
   name: string,
 ): Promise<void> {
-  const ns = a.metadata.namespace!;
-  try {
-    await ctx.client.create<Sandbox>({
-      apiVersion: API_VERSION,
-      kind: 'Sandbox',
-      metadata: {
-        name,
-        namespace: ns,
-        labels: { [RESERVATION_LABEL]: run.spec.reservation, [EVALUATION_RUN_LABEL]: run.metadata.name },
-        ownerReferences: [
-          {
-            apiVersion: API_VERSION,
-            kind: 'EvaluationAttempt',
-            name: a.metadata.name,
-            uid: a.metadata.uid!,
-            controller: true,
-          },
-        ],
-      },
-      spec: { reservation: run.spec.reservation, ephemeral: false },
-    });
-    ctx.enqueue.sandbox(`${ns}/${name}`);
-  } catch (err) {
-    if (!isStoreError(err, 'AlreadyExists')) throw err;
-  }
+  return createOwnedSandbox(ctx, a, run.spec.reservation, name, {
+    [EVALUATION_RUN_LABEL]: run.metadata.name,
+  });
 }
 
 export function sandboxOf(ctx: OperatorContext, a: EvaluationAttempt): Sandbox | undefined {

@@ -74,7 +74,12 @@ describe('the results of a run', () => {
       pass_rate: 0.5,
       mean_reward: 0.75,
     });
-    expect(r.by_category['(none)']).toMatchObject({ attempts: 2, errored: 1, pass_rate: 0, mean_reward: null });
+    expect(r.by_category['(none)']).toMatchObject({
+      attempts: 2,
+      errored: 1,
+      pass_rate: 0,
+      mean_reward: null,
+    });
     expect(r.overall).toMatchObject({ attempts: 4, passed: 1, pass_rate: 1 / 3 });
   });
 

@@ -19,6 +19,7 @@ import {
 } from '../../../crds/index.ts';
 import { isStoreError } from '../../../store/store.ts';
 import { Indexes, type OperatorContext } from '../../context.ts';
+import { controllerRef } from '../../sandbox/owned.ts';
 import type { ReconcileFn } from '../../runtime/index.ts';
 import { reservationEnded } from './attempt-start.ts';
 import { reservationPlaces } from './capacity.ts';
@@ -100,15 +101,7 @@ async function createAttempt(
       name: `${run.metadata.name}-${String(index).padStart(5, '0')}`,
       namespace: ns,
       labels: { [EVALUATION_RUN_LABEL]: run.metadata.name },
-      ownerReferences: [
-        {
-          apiVersion: API_VERSION,
-          kind: 'EvaluationRun',
-          name: run.metadata.name,
-          uid: run.metadata.uid!,
-          controller: true,
-        },
-      ],
+      ownerReferences: [controllerRef(run)],
     },
     spec: { run: run.metadata.name, task, attempt, index, ...(run.spec.cancel && { cancel: true }) },
   };

@@ -17,6 +17,7 @@ import { API_VERSION, EVALUATION_RUN_LABEL, type EvaluationAttempt, type Task } 
 import type { Guest } from '../../../hosts/driver.ts';
 import { isStoreError } from '../../../store/store.ts';
 import type { OperatorContext } from '../../context.ts';
+import { controllerRef } from '../../sandbox/owned.ts';
 import { finalizeRecording } from '../../trajectory/recording.ts';
 import { settledScreenshot } from '../../trajectory/settle.ts';
 import { changeTask, waitForRecorders, type TaskRef, type TaskStep } from '../../trajectory/task-state.ts';
@@ -46,15 +47,7 @@ export async function createTrajectory(
           [EVALUATION_RUN_LABEL]: attempt.spec.run,
           'sandbay.io/evaluation-task': task.metadata.name,
         },
-        ownerReferences: [
-          {
-            apiVersion: API_VERSION,
-            kind: 'EvaluationAttempt',
-            name: attempt.metadata.name,
-            uid: attempt.metadata.uid!,
-            controller: true,
-          },
-        ],
+        ownerReferences: [controllerRef(attempt)],
       },
       spec: {
         instruction: task.spec.instruction,
