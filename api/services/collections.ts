@@ -1,7 +1,6 @@
 // Starting and stopping collections (docs/trajectories.md, "The collector"): the setup phase runs
 // the task's setup (its script, then its steps) on the sandbox, unrecorded; then the Collection
 // records until stopped.
-import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Task } from '../../crds/index.ts';
 import type { Guest } from '../../hosts/driver.ts';
