@@ -29,6 +29,7 @@ export const BENCHES: Record<string, string[]> = {
   evaluation: [],
   'evaluation-run': [],
   'mixed-load': ['--expose-gc'],
+  streams: [],
   'hostile-tenant': [],
   'client-view': [],
   'api-burst-process': [],
