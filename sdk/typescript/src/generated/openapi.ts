@@ -1650,6 +1650,7 @@ export interface operations {
             completed_at: string | null;
             /** @description The bound asked for; null: the capacity’s. */
             concurrency: number | null;
+            /** @description The attempts by outcome. */
             counts: {
               /** @description Stopped by a cancel, or never started because the run was cancelled. */
               cancelled: number;
@@ -1739,6 +1740,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description The agent endpoint (mode `agent`). */
           agent?: {
             /** @description How long the agent may act on one attempt (default 1800). */
             timeout_s?: number;
@@ -1786,6 +1788,7 @@ export interface operations {
             completed_at: string | null;
             /** @description The bound asked for; null: the capacity’s. */
             concurrency: number | null;
+            /** @description The attempts by outcome. */
             counts: {
               /** @description Stopped by a cancel, or never started because the run was cancelled. */
               cancelled: number;
@@ -1939,6 +1942,7 @@ export interface operations {
             completed_at: string | null;
             /** @description The bound asked for; null: the capacity’s. */
             concurrency: number | null;
+            /** @description The attempts by outcome. */
             counts: {
               /** @description Stopped by a cancel, or never started because the run was cancelled. */
               cancelled: number;
@@ -2127,6 +2131,7 @@ export interface operations {
             completed_at: string | null;
             /** @description The bound asked for; null: the capacity’s. */
             concurrency: number | null;
+            /** @description The attempts by outcome. */
             counts: {
               /** @description Stopped by a cancel, or never started because the run was cancelled. */
               cancelled: number;
@@ -2326,6 +2331,7 @@ export interface operations {
               /** @description The task holding its trajectory and recording (`/v1/me/tasks/{id}/…`). */
               trajectory_id: string | null;
             }[];
+            /** @description The run, with live counts. */
             run: {
               /** @description The agent endpoint; null in replay mode. */
               agent_url: string | null;
@@ -2340,6 +2346,7 @@ export interface operations {
               completed_at: string | null;
               /** @description The bound asked for; null: the capacity’s. */
               concurrency: number | null;
+              /** @description The attempts by outcome. */
               counts: {
                 /** @description Stopped by a cancel, or never started because the run was cancelled. */
                 cancelled: number;
@@ -5054,6 +5061,7 @@ export interface operations {
           format: 'osworld' | 'macosworld';
           /** @description The task id; default the file's id (macOSWorld: `-<language>` added but for `en`). */
           id?: string;
+          /** @description How the file is read (its language, placeholders, partial credit). */
           options?: {
             /** @description OSWorld: `{CLIENT_PASSWORD}` (the VM user's sudo password), stored in the task's commands. */
             client_password?: string;
@@ -5083,6 +5091,7 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description A grouping for people; null when none. */
             category: string | null;
             /** @description Checks combined into a reward in [0, 1]. */
             grader: {
@@ -5200,6 +5209,7 @@ export interface operations {
             };
             /** @description The task id it would get. */
             id: string;
+            /** @description What the agent is asked to do. */
             instruction: string;
             /** @description Setup steps, run in order; the first that fails stops the setup. */
             setup: (
