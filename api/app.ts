@@ -46,6 +46,8 @@ import { portRoutes } from './routes/ports.ts';
 import { displayRoutes } from './routes/display.ts';
 import { execRoutes } from './routes/exec.ts';
 import { execAxRoutes } from './compat/use-computer/exec-ax.ts';
+import { taskImportRoutes } from './compat/task-imports.ts';
+import { evaluationRunRoutes } from './routes/evaluation-runs.ts';
 import { cuaRoutes } from './compat/cua/routes.ts';
 import { fileRoutes } from './routes/files.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -317,6 +319,8 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   await app.register(taskRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(taskEditRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(taskHarborRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
+  await app.register(taskImportRoutes, routeOpts);
+  await app.register(evaluationRunRoutes, routeOpts);
   await app.register(collectionRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(evaluationRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(blobRoutes, {

@@ -31,6 +31,10 @@ const API_ERRORS = {
     status: 400,
     message: 'The grader, or one of its checks, is of an unknown type or malformed.',
   },
+  invalid_evaluation_run: {
+    status: 400,
+    message: 'The evaluation run cannot be carried out as written (its mode, agent or tasks).',
+  },
   cua_unknown_command: { status: 400, message: 'sandbay does not serve this command of the Cua protocol.' },
   // 401 / 402 / 403
   missing_api_key: { status: 401, message: 'Send Authorization: Bearer <key>.' },
@@ -38,6 +42,10 @@ const API_ERRORS = {
   invalid_viewer_token: { status: 401, message: 'The viewer token is invalid or expired.' },
   insufficient_credit: { status: 402, message: 'The account balance does not cover this purchase.' },
   account_key_required: { status: 403, message: 'This endpoint needs the account key.' },
+  sandbox_key_not_allowed: {
+    status: 403,
+    message: "An evaluation agent's sandbox key acts on its sandbox's computer-use routes only.",
+  },
   csrf_token_invalid: {
     status: 403,
     message: 'A dashboard session request that changes something needs its X-CSRF-Token header.',
@@ -58,6 +66,7 @@ const API_ERRORS = {
   task_not_found: { status: 404, message: 'Task not found.' },
   step_not_found: { status: 404, message: 'The task has no screenshot for this step.' },
   replay_not_found: { status: 404, message: 'Replay not found.' },
+  evaluation_run_not_found: { status: 404, message: 'Evaluation run not found.' },
   collection_not_found: { status: 404, message: 'The sandbox is not collecting a task.' },
   blob_not_found: { status: 404, message: 'Blob not found.' },
   // 409: the request conflicts with the current state
@@ -70,6 +79,10 @@ const API_ERRORS = {
   },
   minis_unavailable: { status: 409, message: 'Not enough Macs of this model are available now.' },
   sandbox_not_running: { status: 409, message: 'The sandbox is not running.' },
+  not_an_evaluation_sandbox: {
+    status: 409,
+    message: 'The sandbox does not run an evaluation attempt: there is nothing to finish.',
+  },
   snapshot_not_ready: { status: 409, message: 'The snapshot is not ready.' },
   recording_in_progress: { status: 409, message: 'Stop the recording before downloading it.' },
   task_not_ready: { status: 409, message: 'The task is still recording or failed: it cannot be replayed.' },
@@ -90,6 +103,11 @@ const API_ERRORS = {
   task_not_exportable: {
     status: 422,
     message: 'The task cannot be written as a Harbor task directory (the message names the check or step).',
+  },
+  task_unsupported: {
+    status: 422,
+    message:
+      'The benchmark task uses a step, getter or metric sandbay cannot run exactly (the message names it).',
   },
   idempotency_key_reused: {
     status: 422,

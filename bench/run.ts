@@ -27,6 +27,7 @@ export const BENCHES: Record<string, string[]> = {
   'readme-steps': [],
   cua: [],
   evaluation: [],
+  'evaluation-run': [],
   'mixed-load': ['--expose-gc'],
   streams: [],
   'hostile-tenant': [],

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { API_VERSION, type Snapshot } from '../crds/index.ts';
 import type { ControllerName } from '../operator/index.ts';
+import { attemptMachine, runMachine } from '../operator/evaluation/run/states.ts';
 import { miniMachine } from '../operator/mini/states.ts';
 import { vmMachine } from '../operator/pool/states.ts';
 import { reservationMachine } from '../operator/reservation/states.ts';
@@ -77,12 +78,40 @@ const EXPECTED: Record<string, string[]> = {
     'down --answeredReserved--> reserved',
     'down --release--> down',
   ],
+  EvaluationRun: [
+    'pending --start--> running',
+    'pending --cancel--> cancelled',
+    'running --finish--> completed',
+    'running --cancel--> cancelled',
+  ],
+  EvaluationAttempt: [
+    'waiting --claim--> starting',
+    'waiting --error--> errored',
+    'waiting --cancel--> cancelled',
+    'starting --refused--> waiting',
+    'starting --running--> setup',
+    'starting --error--> errored',
+    'starting --cancel--> cancelled',
+    'setup --setUp--> acting',
+    'setup --error--> errored',
+    'setup --cancel--> cancelled',
+    'acting --acted--> grading',
+    'acting --error--> errored',
+    'acting --cancel--> cancelled',
+    'grading --graded--> completed',
+    'grading --error--> errored',
+    'grading --cancel--> cancelled',
+  ],
 };
 
-const machines = [reservationMachine, sandboxMachine, vmMachine, miniMachine] as unknown as StateMachine<
-  string,
-  string
->[];
+const machines = [
+  reservationMachine,
+  sandboxMachine,
+  vmMachine,
+  miniMachine,
+  runMachine,
+  attemptMachine,
+] as unknown as StateMachine<string, string>[];
 
 describe('state machines', () => {
   for (const m of machines) {

@@ -80,7 +80,8 @@ export function cachedSandbox(ctx: ApiContext, principal: Principal, id: string)
 function ownedBy(sandbox: Sandbox, principal: Principal): boolean {
   return (
     visible(sandbox) &&
-    (principal.reservation === undefined || sandbox.spec.reservation === principal.reservation)
+    (principal.reservation === undefined || sandbox.spec.reservation === principal.reservation) &&
+    (principal.sandbox === undefined || sandbox.metadata.name === principal.sandbox)
   );
 }
 

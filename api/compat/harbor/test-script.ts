@@ -117,6 +117,10 @@ export function jsonPathSegments(path: string): (string | number)[] | undefined 
   return out;
 }
 
+/** A `contains`/`excludes` value: one text or several. */
+type Texts = string | readonly string[] | undefined;
+const listOf = (t: Texts): readonly string[] => (t === undefined ? [] : typeof t === 'string' ? [t] : t);
+
 /** The `if … elif …` chain that tests a command's result against `expect` (matchers.ts order). */
 function expectChain(check: CommandCheck, i: number, score: string, weight: string): string {
   const e = check.expect ?? {};
@@ -130,10 +134,19 @@ function expectChain(check: CommandCheck, i: number, score: string, weight: stri
     if (want === undefined) return;
     lines.push(`elif ! sb_text ${mode} "$sb_tmp/${file}" ${q(want)} ${ic}; then`, fail(q(message)));
   };
-  text('contains', 'out', e.stdout_contains, `stdout does not contain ${JSON.stringify(e.stdout_contains)}`);
+  const contents = (file: string, name: string, all: Texts, none: Texts) => {
+    for (const want of listOf(all))
+      text('contains', file, want, `${name} does not contain ${JSON.stringify(want)}`);
+    for (const not of listOf(none))
+      lines.push(
+        `elif sb_text contains "$sb_tmp/${file}" ${q(not)} ${ic}; then`,
+        fail(q(`${name} contains ${JSON.stringify(not)}`)),
+      );
+  };
+  contents('out', 'stdout', e.stdout_contains, e.stdout_excludes);
   text('equals', 'out', e.stdout_equals, `stdout is not ${JSON.stringify(e.stdout_equals)}`);
   text('matches', 'out', e.stdout_matches, `stdout does not match /${e.stdout_matches}/`);
-  text('contains', 'err', e.stderr_contains, `stderr does not contain ${JSON.stringify(e.stderr_contains)}`);
+  contents('err', 'stderr', e.stderr_contains, e.stderr_excludes);
   if (check.reward_from_stdout) {
     lines.push(
       `elif ! got=$(sb_stdout_reward); then`,
@@ -179,11 +192,9 @@ function fileCheck(check: FileCheck, i: number, score: string, weight: string, l
     lines.push(`elif ! sb_text ${mode} "$f" ${q(want)} ${ic}; then`, fail(q(message)));
   };
   text('equals', check.equals, `${path} is not ${check.equals === undefined ? '' : cut(check.equals)}`);
-  text(
-    'contains',
-    check.contains,
-    `${path} does not contain ${check.contains === undefined ? '' : cut(check.contains)}`,
-  );
+  for (const want of listOf(check.contains)) text('contains', want, `${path} does not contain ${cut(want)}`);
+  for (const not of listOf(check.excludes))
+    lines.push(`elif sb_text contains "$f" ${q(not)} ${ic}; then`, fail(q(`${path} contains ${cut(not)}`)));
   text('matches', check.matches, `${path} does not match /${check.matches}/`);
   if (check.json_path !== undefined) {
     const segments = jsonPathSegments(check.json_path);

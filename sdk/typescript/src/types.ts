@@ -65,6 +65,9 @@ export type Replay = Answer<'/v1/me/tasks/replays/{replayID}', 'get'>;
 export type TaskCreateRequest = RequestOf<'/v1/me/tasks', 'post'>;
 export type TaskUpdateRequest = RequestOf<'/v1/me/tasks/{id}', 'patch'>;
 export type Collection = Answer<'/v1/sandboxes/{sandboxID}/collection', 'get'>;
+export type EvaluationRun = Answer<'/v1/me/evaluation-runs/{runID}', 'get'>;
+export type EvaluationRunCreateRequest = RequestOf<'/v1/me/evaluation-runs', 'post'>;
+export type EvaluationRunResults = Answer<'/v1/me/evaluation-runs/{runID}/results', 'get'>;
 
 export type SetupRequest = RequestOf<'/v1/sandboxes/{sandboxID}/setup', 'post'>;
 /** One setup step (`download`, `launch`, `open`, `command`, `sleep`; docs/evaluation.md). */
