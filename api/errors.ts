@@ -61,6 +61,11 @@ const API_ERRORS = {
   },
   minis_unavailable: { status: 409, message: 'Not enough Macs of this model are available now.' },
   sandbox_not_running: { status: 409, message: 'The sandbox is not running.' },
+  sandbox_paused: {
+    status: 409,
+    message: 'The sandbox is paused: resume it first (POST /v1/sandboxes/{id}/resume).',
+  },
+  sandbox_not_paused: { status: 409, message: 'The sandbox is not paused.' },
   snapshot_not_ready: { status: 409, message: 'The snapshot is not ready.' },
   recording_in_progress: { status: 409, message: 'Stop the recording before downloading it.' },
   task_not_ready: { status: 409, message: 'The task is still recording or failed: it cannot be replayed.' },
@@ -90,12 +95,15 @@ const API_ERRORS = {
   // 5xx: the service or the sandbox failed
   internal_error: { status: 500, message: 'Internal error.' },
   sandbox_type_not_supported: { status: 501, message: 'sandbay runs macOS sandboxes only.' },
+  not_supported: { status: 501, message: "The sandbox's Mac cannot do this (the message says why)." },
   artifact_unavailable: { status: 500, message: "A task's screenshot or recording is missing from storage." },
   sandbox_failed: { status: 502, message: 'The sandbox failed to start.' },
   snapshot_failed: { status: 502, message: 'The snapshot transfer, apply or startup failed.' },
   snapshot_capture_failed: { status: 502, message: 'The disk delta could not be captured from the sandbox.' },
   guest_unreachable: { status: 502, message: 'The sandbox VM did not answer.' },
   guest_command_failed: { status: 502, message: 'A command in the sandbox VM failed.' },
+  pause_failed: { status: 502, message: 'The sandbox could not be paused; it runs on.' },
+  resume_failed: { status: 502, message: 'The sandbox could not be resumed; it stays paused.' },
   pricing_unavailable: { status: 503, message: 'No rate is configured for this Mac model.' },
   server_shutting_down: { status: 503, message: 'The server is shutting down; retry.' },
   dashboard_not_built: { status: 503, message: 'The dashboard is not built: run `npm run dashboard`.' },
@@ -169,6 +177,7 @@ const DRIVER_ERRORS: Record<DriverErrorCode, ErrorCode> = {
   command_failed: 'guest_command_failed',
   timeout: 'guest_timeout',
   capacity: 'insufficient_capacity',
+  unsupported: 'not_supported',
 };
 
 const FASTIFY_ERRORS: Record<string, ErrorCode> = {

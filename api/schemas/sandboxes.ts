@@ -88,6 +88,11 @@ const Placement = {
   }),
 };
 const CreatedAt = { ...DateTimeString, description: 'When the sandbox was created.' };
+const ForkOf = {
+  fork_of: Nullable(Type.String(), {
+    description: 'The sandbox this one was forked from (POST …/fork); null for any other sandbox.',
+  }),
+};
 const VmIp = Type.String({ description: "The VM's address on its Mac's private network." });
 const Ephemeral = Type.Boolean({
   description: 'true: destroyed after about 2 minutes without activity (requests, SSH or VNC).',
@@ -107,10 +112,19 @@ export const SandboxCreatedSchema = Type.Object({
   ephemeral: Ephemeral,
   ...PoolFields,
   ...Placement,
+  ...ForkOf,
 });
 export type SandboxCreated = Static<typeof SandboxCreatedSchema>;
 
-export const SANDBOX_STATES = ['pending', 'booting', 'running', 'completing', 'failed', 'deleting'] as const;
+export const SANDBOX_STATES = [
+  'pending',
+  'booting',
+  'running',
+  'paused',
+  'completing',
+  'failed',
+  'deleting',
+] as const;
 
 export const SandboxInfoSchema = Type.Object({
   sandbox_id: SandboxId,
@@ -122,7 +136,7 @@ export const SandboxInfoSchema = Type.Object({
   ...Urls,
   state: Type.Enum([...SANDBOX_STATES], {
     description:
-      'pending (being placed), booting, running, completing (its reservation or pool lifetime ended), failed, deleting.',
+      'pending (being placed), booting, running, paused (POST …/pause; its VM frozen), completing (its reservation or pool lifetime ended), failed, deleting.',
   }),
   reservation_id: NullableReservationId,
   boot: Nullable(Type.Enum(['warm', 'cold']), {
@@ -133,6 +147,10 @@ export const SandboxInfoSchema = Type.Object({
   ephemeral: Ephemeral,
   ...PoolFields,
   ...Placement,
+  ...ForkOf,
+  paused_at: Nullable(Type.String({ format: 'date-time' }), {
+    description: 'When the sandbox was paused; null while it runs.',
+  }),
 });
 export type SandboxInfo = Static<typeof SandboxInfoSchema>;
 

@@ -19,6 +19,7 @@ import {
 import { adoptVms } from './adopt.ts';
 import type { VmEntry } from './vm-entry.ts';
 import { exportDelta, importDelta } from './delta.ts';
+import { copyDisk } from './vm-fork.ts';
 import { Mutex, KeyedMutex } from './mutex.ts';
 import type { ProcessTracker } from './runner.ts';
 import { bootDesktop, powerOff, programPid, type DesktopProcess } from './vm-boot.ts';
@@ -288,17 +289,87 @@ export class LinuxHost implements Host {
     await this.#ready;
     return this.#vmLock.run(name, async () => {
       const e = this.#get(name);
-      const frozen = e.record.state === 'running' ? e.cgroup : undefined;
-      await frozen?.freeze();
-      try {
-        return await exportDelta(
+      return this.#heldStill(e, () =>
+        exportDelta(
           { disk: e.paths.disk, lower: e.record.lower, merged: e.record.home },
           e.record.image,
           file,
-        );
-      } finally {
-        frozen?.thaw();
-      }
+        ),
+      );
+    });
+  }
+
+  /**
+   * Runs `work` with the VM's cgroup frozen when it runs (a paused VM already is, and stays so):
+   * no tenant process changes a name or a byte of its disk meanwhile. Under the VM's lock.
+   */
+  async #heldStill<T>(e: VmEntry, work: () => Promise<T>): Promise<T> {
+    const frozen = e.record.state === 'running' && !e.record.paused ? e.cgroup : undefined;
+    await frozen?.freeze();
+    try {
+      return await work();
+    } finally {
+      frozen?.thaw();
+    }
+  }
+
+  /**
+   * A fresh VM (createVm) whose disk is a copy of the source's upper dir, made with the source held
+   * still (vm-fork.ts). A failed copy leaves no VM of that name.
+   */
+  async forkVm(source: string, spec: VmCreateSpec): Promise<VmInfo> {
+    await this.#ready;
+    const from = this.#get(source);
+    if (from.record.image !== spec.image) {
+      throw new DriverError('invalid_argument', `VM ${source} runs ${from.record.image}, not ${spec.image}`);
+    }
+    const info = await this.createVm(spec);
+    try {
+      await this.#vmLock.run(spec.name, () =>
+        this.#vmLock.run(source, async () => {
+          const src = this.#get(source);
+          const { record: r, paths } = this.#get(spec.name);
+          const to = {
+            lower: r.lower,
+            disk: paths.disk,
+            home: r.home,
+            sizeGiB: r.diskGiB,
+            uid: r.uid,
+            gid: r.gid,
+          };
+          await this.#heldStill(src, () => copyDisk(src.paths.disk, to));
+        }),
+      );
+    } catch (e) {
+      await this.deleteVm(spec.name).catch(() => undefined);
+      throw e;
+    }
+    return info;
+  }
+
+  /** The VM's cgroup frozen: no CPU, memory kept; its connections dropped (nothing answers on them). */
+  async pauseVm(name: string): Promise<void> {
+    await this.#ready;
+    await this.#vmLock.run(name, async () => {
+      const e = this.#get(name);
+      if (e.record.state !== 'running')
+        throw new DriverError('invalid_argument', `VM ${name} is not running`);
+      if (e.record.paused) return;
+      await e.cgroup.freeze();
+      e.guest?.abandon?.();
+      e.record = { ...e.record, paused: true };
+      saveRecord(e.paths, e.record);
+    });
+  }
+
+  async resumeVm(name: string): Promise<void> {
+    await this.#ready;
+    await this.#vmLock.run(name, () => {
+      const e = this.#get(name);
+      if (!e.record.paused) return;
+      e.cgroup.thaw();
+      e.record = { ...e.record, paused: false };
+      saveRecord(e.paths, e.record);
     });
   }
 
