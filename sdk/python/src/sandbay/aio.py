@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 from .client import Client
 from .sandbox import Sandbox
@@ -52,6 +52,10 @@ class AsyncSandbox(_Async):
 
     def stop_keepalive(self) -> None:
         self._target.stop_keepalive()
+
+    async def fork(self, count: int = 1, idempotency_key: Optional[str] = None) -> "List[AsyncSandbox]":
+        forks = await asyncio.to_thread(self._target.fork, count, idempotency_key)
+        return [AsyncSandbox(f) for f in forks]
 
     async def __aenter__(self) -> "AsyncSandbox":
         return self
