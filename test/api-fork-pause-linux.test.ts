@@ -74,15 +74,16 @@ describe('fork', () => {
   it("forks a running desktop into 2, one beside it and one on the other Mac, each with the source's disk", async () => {
     await exec(source, 'mkdir -p ~/work && echo state > ~/work/s.txt && rm ~/Desktop/README.txt');
     // Every VM of both Macs warm: each fork takes one (the pool may still be booting the other Mac's).
+    let seen = '';
     await waitFor(
-      async () =>
-        (
-          (await api('GET', '/v1/platforms')).json() as {
-            reservation: { minis: { warm_vms: number }[] };
-          }
-        ).reservation.minis.every((m) => m.warm_vms >= 1),
-      'a warm VM on each Mac',
-      120_000,
+      async () => {
+        const p = await api('GET', '/v1/platforms');
+        seen = p.bytes.toString();
+        const minis = (p.json() as { reservation: { minis: { warm_vms: unknown[] }[] } }).reservation.minis;
+        return minis.every((m) => m.warm_vms.length >= 1);
+      },
+      () => `a warm VM on each Mac (last: ${seen})`,
+      240_000,
     );
     const headers = { 'idempotency-key': `fork-of-${source}` };
     const r = await api('POST', `/v1/sandboxes/${source}/fork`, { count: 2 }, headers);
