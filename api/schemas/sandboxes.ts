@@ -2,7 +2,7 @@
 import Type, { type Static } from 'typebox';
 import { DEFAULT_MAC_MODEL } from '../../crds/mac-models.ts';
 import { MAC_MODELS } from '../../crds/meta.ts';
-import { MIN_CPU, MIN_MEMORY_GIB } from '../../crds/sandbox.ts';
+import { MIN_CPU, MIN_MEMORY_GIB, SANDBOX_PHASES } from '../../crds/sandbox.ts';
 import { DateTimeString, Nullable, SandboxIdSchema } from './common.ts';
 import { ReservationIdSchema } from './reservations.ts';
 
@@ -116,15 +116,8 @@ export const SandboxCreatedSchema = Type.Object({
 });
 export type SandboxCreated = Static<typeof SandboxCreatedSchema>;
 
-export const SANDBOX_STATES = [
-  'pending',
-  'booting',
-  'running',
-  'paused',
-  'completing',
-  'failed',
-  'deleting',
-] as const;
+/** The info's `state`: the sandbox's phase, or `deleting` once a delete started. */
+export const SANDBOX_STATES = [...SANDBOX_PHASES, 'deleting'] as const;
 
 export const SandboxInfoSchema = Type.Object({
   sandbox_id: SandboxId,

@@ -6,10 +6,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLinuxDriver, type LinuxDriver, type LinuxHost } from './index.ts';
 import { greets } from './probe.ts';
+import { sshExec } from '../../test/support/vm-ssh.ts';
 import { waitFor } from '../../test/support/wait.ts';
 
 const IMAGE = 'base-macos-26';
@@ -31,32 +31,8 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-function ssh(name: string, command: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const r = host.describe(name).record;
-  return new Promise((resolve, reject) => {
-    const c = new Client();
-    c.on('error', reject);
-    c.on('ready', () => {
-      c.exec(command, (err, ch) => {
-        if (err) return reject(err);
-        let stdout = '';
-        let stderr = '';
-        ch.on('data', (b: Buffer) => (stdout += b.toString()));
-        ch.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-        ch.on('close', (code: number) => {
-          c.end();
-          resolve({ code, stdout, stderr });
-        });
-      });
-    });
-    c.connect({
-      host: r.ip,
-      port: r.sshPort,
-      username: r.user,
-      privateKey: r.sshPrivateKey,
-      readyTimeout: 5000,
-    });
-  });
+function ssh(name: string, command: string) {
+  return sshExec(host.describe(name).record, command);
 }
 
 /** CPU time (clock ticks, user + system) the processes of the VM's cgroup have used, from /proc. */

@@ -20,6 +20,7 @@ import { adoptVms } from './adopt.ts';
 import type { VmEntry } from './vm-entry.ts';
 import { exportDelta, importDelta } from './delta.ts';
 import { copyDisk } from './vm-fork.ts';
+import { heldStill, pauseEntry, resumeEntry } from './vm-pause.ts';
 import { Mutex, KeyedMutex } from './mutex.ts';
 import type { ProcessTracker } from './runner.ts';
 import { bootDesktop, powerOff, programPid, type DesktopProcess } from './vm-boot.ts';
@@ -289,7 +290,7 @@ export class LinuxHost implements Host {
     await this.#ready;
     return this.#vmLock.run(name, async () => {
       const e = this.#get(name);
-      return this.#heldStill(e, () =>
+      return heldStill(e, () =>
         exportDelta(
           { disk: e.paths.disk, lower: e.record.lower, merged: e.record.home },
           e.record.image,
@@ -297,20 +298,6 @@ export class LinuxHost implements Host {
         ),
       );
     });
-  }
-
-  /**
-   * Runs `work` with the VM's cgroup frozen when it runs (a paused VM already is, and stays so):
-   * no tenant process changes a name or a byte of its disk meanwhile. Under the VM's lock.
-   */
-  async #heldStill<T>(e: VmEntry, work: () => Promise<T>): Promise<T> {
-    const frozen = e.record.state === 'running' && !e.record.paused ? e.cgroup : undefined;
-    await frozen?.freeze();
-    try {
-      return await work();
-    } finally {
-      frozen?.thaw();
-    }
   }
 
   /**
@@ -337,7 +324,7 @@ export class LinuxHost implements Host {
             uid: r.uid,
             gid: r.gid,
           };
-          await this.#heldStill(src, () => copyDisk(src.paths.disk, to));
+          await heldStill(src, () => copyDisk(src.paths.disk, to));
         }),
       );
     } catch (e) {
@@ -347,30 +334,15 @@ export class LinuxHost implements Host {
     return info;
   }
 
-  /** The VM's cgroup frozen: no CPU, memory kept; its connections dropped (nothing answers on them). */
+  /** The VM's cgroup frozen: no CPU, memory kept (vm-pause.ts). */
   async pauseVm(name: string): Promise<void> {
     await this.#ready;
-    await this.#vmLock.run(name, async () => {
-      const e = this.#get(name);
-      if (e.record.state !== 'running')
-        throw new DriverError('invalid_argument', `VM ${name} is not running`);
-      if (e.record.paused) return;
-      await e.cgroup.freeze();
-      e.guest?.abandon?.();
-      e.record = { ...e.record, paused: true };
-      saveRecord(e.paths, e.record);
-    });
+    await this.#vmLock.run(name, () => pauseEntry(this.#get(name)));
   }
 
   async resumeVm(name: string): Promise<void> {
     await this.#ready;
-    await this.#vmLock.run(name, () => {
-      const e = this.#get(name);
-      if (!e.record.paused) return;
-      e.cgroup.thaw();
-      e.record = { ...e.record, paused: false };
-      saveRecord(e.paths, e.record);
-    });
+    await this.#vmLock.run(name, () => resumeEntry(this.#get(name)));
   }
 
   async importDelta(name: string, file: string): Promise<void> {
