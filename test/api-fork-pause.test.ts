@@ -3,8 +3,10 @@
 // (409 sandbox_paused for every other call, the idle reaper and pool billing as docs/api.md says).
 // The same behaviours on real desktops: test/api-fork-pause-linux.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Account, Sandbox, VM } from '../crds/index.ts';
-import { FORK_LABEL } from '../api/services/forks.ts';
+import { createHash } from 'node:crypto';
+import { API_VERSION, type Account, type IdempotencyRecord, type Sandbox, type VM } from '../crds/index.ts';
+import { recordName } from '../api/idempotency.ts';
+import { FORK_LABEL, forkName } from '../api/services/forks.ts';
 import { resourceCounts, seedAccount, startApiStack, waitFor, type ApiStack } from './api-harness.ts';
 
 let s: ApiStack;
@@ -105,6 +107,45 @@ describe('fork', () => {
     const other = await s.call(key, 'POST', `/v1/sandboxes/${id}/fork`, { count: 1 }, headers);
     expect(other.statusCode).toBe(422);
     expect(other.json().error).toBe('idempotency_key_reused');
+  });
+
+  it('a retry after a crash answers the forks its dead attempt made, and makes no other', async () => {
+    const { key, account, id } = await withSandbox(2);
+    const body = JSON.stringify({ count: 2 });
+    const group = 'c0ffee'.padEnd(32, '0');
+    const now = s.f.clock.now();
+    // What an attempt leaves when its server dies mid-call: its key claimed (in flight, by a boot
+    // that is over) and its forks written.
+    await s.f.store.create<IdempotencyRecord>({
+      apiVersion: API_VERSION,
+      kind: 'IdempotencyRecord',
+      metadata: { name: recordName('test', 'crashed-fork'), namespace: account },
+      spec: {
+        key: 'crashed-fork',
+        method: 'POST',
+        path: `/v1/sandboxes/${id}/fork`,
+        bodySha256: createHash('sha256').update(body).digest('hex'),
+        bootId: 'a-boot-that-died',
+        deadline: new Date(now + 600_000).toISOString(),
+        expiresAt: new Date(now + 86_400_000).toISOString(),
+        resource: group,
+      },
+    });
+    const source = (await sandbox(account, id))!;
+    const made = await s.f.store.create<Sandbox>({
+      apiVersion: API_VERSION,
+      kind: 'Sandbox',
+      metadata: { name: forkName(group, 0), namespace: account, labels: { [FORK_LABEL]: group } },
+      spec: { ...source.spec, cpu: source.status!.cpu!, memoryGiB: source.status!.memoryGiB!, forkOf: id },
+    });
+    const retry = await s.call(key, 'POST', `/v1/sandboxes/${id}/fork`, body, {
+      'idempotency-key': 'crashed-fork',
+      'content-type': 'application/json',
+    });
+    expect(retry.statusCode, retry.body).toBe(201);
+    const ids = retry.json().sandboxes.map((f: { sandbox_id: string }) => f.sandbox_id);
+    expect(ids).toEqual([made.metadata.name, forkName(group, 1)]);
+    expect((await forksOf(account)).map((f) => f.metadata.name).sort()).toEqual([...ids].sort());
   });
 
   it('makes none when one fork fails: the others are deleted and the failure is the answer', async () => {
