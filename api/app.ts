@@ -20,6 +20,10 @@ import { ApiError, errorHandler, notFoundHandler } from './errors.ts';
 import { sweepExpiredRecords } from './idempotency.ts';
 import { replicaIdentity, ReplicaHeartbeat } from './replica-lease.ts';
 import type { RecordingQuota, SnapshotQuota } from './services/quotas.ts';
+import type { BlobQuota } from './services/quota-limits.ts';
+import type { UrlFetchPolicy } from '../operator/evaluation/fetch-url.ts';
+import { blobRoutes } from './routes/blobs.ts';
+import { evaluationRoutes } from './routes/evaluation.ts';
 import { storageGuardHook, writesToDataDir, type StorageGuardOptions } from './storage-guard.ts';
 import { ApiMetrics } from './metrics.ts';
 import { hotSandboxRead, serverWithFront, type HotRead } from './hot-read.ts';
@@ -40,6 +44,7 @@ import { connectivityRoutes } from './routes/connectivity.ts';
 import { displayRoutes } from './routes/display.ts';
 import { execRoutes } from './routes/exec.ts';
 import { execAxRoutes } from './compat/use-computer/exec-ax.ts';
+import { cuaRoutes } from './compat/cua/routes.ts';
 import { fileRoutes } from './routes/files.ts';
 import { healthRoutes } from './routes/health.ts';
 import { keyboardRoutes } from './routes/keyboard.ts';
@@ -99,6 +104,13 @@ export interface CustomerAppOptions {
   snapshotQuota?: SnapshotQuota;
   /** Recordings an account's running sandboxes may hold (count; bytes before a new one). */
   recordingQuota?: RecordingQuota;
+  /** Blobs an account may upload for setup steps (count; bytes before a new one). */
+  blobQuota?: BlobQuota;
+  /**
+   * What URLs `download` setup steps may fetch: public addresses only, unless `allow` names more
+   * (CIDRs; docs/evaluation.md). The operator takes the same for replays (`settings.setupFetch`).
+   */
+  setupFetch?: UrlFetchPolicy;
   /** Refuse snapshots, recordings and uploads while the data directory's disk is nearly full. */
   storageGuard?: StorageGuardOptions;
   /** Failed authentications per client address and window (keys and viewer tokens); `false`: off. */
@@ -224,6 +236,8 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     ...(opts.operatorHooks && { operatorHooks: opts.operatorHooks }),
     ...(opts.snapshotQuota && { snapshotQuota: opts.snapshotQuota }),
     ...(opts.recordingQuota && { recordingQuota: opts.recordingQuota }),
+    ...(opts.blobQuota && { blobQuota: opts.blobQuota }),
+    ...(opts.setupFetch && { setupFetch: opts.setupFetch }),
     ...(opts.idempotencyRecordsPerAccount !== undefined && {
       idempotencyRecordsPerAccount: opts.idempotencyRecordsPerAccount,
     }),
@@ -298,9 +312,16 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   await app.register(displayRoutes, routeOpts);
   await app.register(snapshotRoutes, routeOpts);
   await app.register(connectivityRoutes, routeOpts);
+  await app.register(cuaRoutes, routeOpts);
   await app.register(taskRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(taskEditRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(collectionRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
+  await app.register(evaluationRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
+  await app.register(blobRoutes, {
+    ...routeOpts,
+    ...(opts.blobs && { blobs: opts.blobs }),
+    ...(opts.uploadLimitBytes !== undefined && { uploadLimitBytes: opts.uploadLimitBytes }),
+  });
   await app.register(sessionRoutes, routeOpts);
   await app.register(accountRoutes, routeOpts);
   const feed = new PlatformFeed(opts.store, (m) => isOccupied(ctx, m));

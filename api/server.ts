@@ -28,6 +28,7 @@ import { dashboardSecretFor } from './dashboard/secrets.ts';
 import { buildAdminApp } from './admin-app.ts';
 import { bootstrapAdminKey } from './admin-auth.ts';
 import { createLogger } from './logger.ts';
+import { allowList } from '../operator/evaluation/fetch-url.ts';
 import { listenHttpAndHttps } from './admin-listener.ts';
 import { ensureAdminTls, TLS_CERT_FILE, TLS_KEY_FILE } from './admin-tls.ts';
 import type { Clock } from '../operator/runtime/clock.ts';
@@ -45,6 +46,8 @@ export interface ServerOptions {
   host?: string;
   /** New snapshots, recordings and uploads are refused while less is free in dataDir (default 1 GiB). */
   minFreeBytes?: number;
+  /** CIDRs `download` setup steps may fetch from although they are not public (docs/evaluation.md). */
+  setupFetchAllow?: string[];
   /** Address the admin listener binds: its own, loopback unless told otherwise (not `host`). */
   adminHost?: string;
   /** The gateway environment idempotency keys are scoped to (default `production`). */
@@ -112,6 +115,8 @@ export function blobDir(dataDir: string): string {
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const dataDir = resolve(opts.dataDir);
+  // A CIDR that does not parse stops the start, not the first download that would use it.
+  if (opts.setupFetchAllow) allowList(opts.setupFetchAllow);
   const logger: FastifyBaseLogger = opts.logger ?? createLogger();
   const host = opts.host ?? '127.0.0.1';
   const adminHost = opts.adminHost ?? '127.0.0.1';
@@ -157,6 +162,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           blobDir: blobDir(dataDir),
           logger,
           metricsRegistry: metrics.registry,
+          ...(opts.setupFetchAllow && { settings: { setupFetch: { allow: opts.setupFetchAllow } } }),
         })
       : undefined;
     if (operator) closers.push(['the operator', () => operator.stop()]);
@@ -197,6 +203,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       metrics,
       blobs: createBlobStore(blobDir(dataDir)),
       storageGuard: { dir: dataDir, minFreeBytes: opts.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES },
+      ...(opts.setupFetchAllow && { setupFetch: { allow: opts.setupFetchAllow } }),
       // In one process the API reads the operator's caches; `sandbay api` alone keeps its own.
       ...(operator && { informers: operator.informers }),
     });

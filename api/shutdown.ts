@@ -6,7 +6,7 @@
 // request was cut off or a part did not stop in time. A second signal exits at once (code 1).
 
 /** SIGTERM to exit: within Kubernetes' default grace (30 s), and within what an operator waits for. */
-export const SHUTDOWN_LIMIT_MS = 9_000;
+export const SHUTDOWN_LIMIT_MS = 8_000;
 
 export interface Stoppable {
   close(): Promise<void>;

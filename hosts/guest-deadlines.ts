@@ -165,10 +165,17 @@ function stallGuard(what: string, abandon: () => void) {
         inputDone = true;
         arm();
       });
-      input.on('error', (err) => pass?.destroy(err));
       pass.on('data', arm);
       // What the driver reads (the `data` above fires as it takes each chunk).
       const toDriver = new PassThrough();
+      // pipe() does not carry errors: a failed upload (a body past the limit, a stall) must reach
+      // the driver as a failed stream, and an error with no listener would crash the process.
+      const fail = (err: Error) => {
+        pass?.destroy(err);
+        toDriver.destroy(err);
+      };
+      input.on('error', fail);
+      pass.on('error', fail);
       pass.pipe(toDriver);
       toDriver.on('close', () => pass?.destroy());
       input.pipe(pass);

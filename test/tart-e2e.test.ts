@@ -109,6 +109,49 @@ describe('sandbay on the tart driver with two emulated Macs', () => {
     );
   });
 
+  it('sets up and grades in the guest with the same steps and checks as on linux (Guest methods only)', async () => {
+    const on = (rest: string) => `/v1/sandboxes/${first.id}${rest}`;
+    const setup = json(
+      await api('POST', on('/setup'), {
+        steps: [
+          {
+            type: 'command',
+            command: 'mkdir -p ~/Documents && printf "mac notes\\n" > ~/Documents/mac-notes.txt',
+          },
+          {
+            type: 'launch',
+            command: ['xterm', '-T', 'tart-eval', '-e', 'sh'],
+            wait_for: { name: 'tart-eval' },
+          },
+          { type: 'open', path: 'Documents/mac-notes.txt' },
+          {
+            type: 'command',
+            command: 'cat ~/Documents/mac-notes.txt',
+            expect: { stdout_equals: 'mac notes' },
+          },
+          { type: 'sleep', seconds: 0.1 },
+        ],
+      }),
+    );
+    expect(setup, JSON.stringify(setup)).toMatchObject({ status: 'completed', failed_step: null });
+    expect(setup.steps[2].window).toContain('mac-notes.txt');
+    const grade = json(
+      await api('POST', on('/grade'), {
+        grader: {
+          combine: 'all',
+          checks: [
+            { type: 'window', match: { name: 'tart-eval' } },
+            { type: 'file', path: 'Documents/mac-notes.txt', contains: 'mac notes' },
+            { type: 'command', command: 'echo True', expect: { stdout_contains: 'true', ignore_case: true } },
+          ],
+        },
+      }),
+    );
+    expect(grade).toMatchObject({ reward: 1 });
+    const failed = json(await api('POST', on('/setup'), { steps: [{ type: 'command', command: 'exit 5' }] }));
+    expect(failed.message).toBe('step 0 (command) failed: exited with 5, expected 0');
+  });
+
   it('opens the VNC WebSocket with the viewer link alone: a full RFB session through the Mac', async () => {
     const link = json(await api('POST', `/v1/sandboxes/${first.id}/viewer-token`));
     const ws = new WebSocket(`${base.replace('http', 'ws')}${link.vnc_url}`);

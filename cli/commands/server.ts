@@ -7,7 +7,7 @@ export default class Server extends Command {
   static override summary =
     'Run sandbay: the store, the customer and admin APIs and the operator, in one process.';
   static override description =
-    'Runs until SIGINT or SIGTERM, then closes gracefully within 9 s (requests in flight get 5 s; what is cut off is logged and the exit code is 1). On first start it creates DATA_DIR/admin.key ' +
+    'Runs until SIGINT or SIGTERM, then closes gracefully within 8 s (requests in flight get 5 s; what is cut off is logged and the exit code is 1). On first start it creates DATA_DIR/admin.key ' +
     '(the admin key) and DATA_DIR/admin-tls.crt (the admin listener certificate, for kubectl).';
   static override examples = [
     '<%= config.bin %> server',

@@ -21,6 +21,7 @@ import {
   type WindowNode,
 } from '../driver.ts';
 import { DESKTOP_ENV } from './display.ts';
+import { ExecAgent } from './exec-agent.ts';
 import { VmFiles } from './files.ts';
 import { Input } from './input.ts';
 import { chordFor, keysymsForText, parseHotkey } from './keys.ts';
@@ -43,12 +44,14 @@ export class LinuxGuest implements Guest {
   readonly #ssh: SshClient;
   readonly #files: VmFiles;
   readonly #recorder: Recorder;
+  readonly #agent: ExecAgent;
 
   constructor(vm: LinuxVmRuntime, opts: LinuxGuestOptions = {}) {
     this.#vm = vm;
     this.#x = new X11Link(vm.display, vm.xSocket, vm.xCookie);
     this.#ssh = new SshClient(() => vm.ssh);
     this.#files = new VmFiles(this.#ssh, vm.home);
+    this.#agent = new ExecAgent(this.#ssh, () => this.sessionEnv());
     this.#recorder = new Recorder(
       () => ({
         display: vm.display,
@@ -83,13 +86,18 @@ export class LinuxGuest implements Guest {
 
   // ---- shell and files ----
 
-  /** `agent` changes nothing here: every exec already runs in the desktop session (AT-SPI works from any). */
-  exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
+  /**
+   * Through the VM's exec agent when it is up (exec-agent.ts), the plain SSH way otherwise (and
+   * meanwhile the agent starts). `agent` changes nothing here: every exec already runs in the
+   * desktop session (AT-SPI works from any).
+   */
+  async exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
     this.#vm.touch();
-    return runCommand(this.#ssh, command, {
-      env: this.sessionEnv(),
-      ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
-    });
+    return await (this.#agent.run(command, opts.timeoutMs) ??
+      runCommand(this.#ssh, command, {
+        env: this.sessionEnv(),
+        ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
+      }));
   }
 
   putFile(path: string, data: Buffer | Readable): Promise<void> {
@@ -240,12 +248,14 @@ export class LinuxGuest implements Guest {
   /** Closes the X11 and SSH connections: every call still waiting on them fails at once. */
   abandon(): void {
     this.#x.close();
+    this.#agent.reset();
     this.#ssh.close();
   }
 
   /** Stops this VM's recordings and closes the X11 and SSH connections. Idempotent. */
   async close(): Promise<void> {
     await this.#recorder.stopAll().catch(() => undefined);
+    this.#agent.close();
     this.#x.close();
     this.#ssh.close();
   }

@@ -378,13 +378,19 @@ export class LinuxHost implements Host {
     return e;
   }
 
-  /** Powers every VM off (and with `discard`, deletes it); used by the driver's close(). */
+  /**
+   * Powers every VM off (and with `discard`, deletes it); used by the driver's close(). A VM still
+   * booting (a pool clone under way) is cut short first: its processes are killed, so its boot fails
+   * at once and lets go of the VM, instead of the stop waiting out a boot of several seconds (a
+   * server's stop is bounded, api/shutdown.ts).
+   */
   async shutdown(discard: boolean): Promise<void> {
     try {
       await this.#ready;
     } catch {
       return;
     }
+    for (const e of this.#vms.values()) if (e.booting) void e.cgroup.killAll().catch(() => undefined);
     await Promise.all(
       [...this.#vms.keys()].map((name) =>
         this.#vmLock.run(name, async () => {

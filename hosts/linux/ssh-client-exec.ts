@@ -52,7 +52,8 @@ export function markedCommandLine(command: string, env: Record<string, string>, 
   return commandLine(`${markerTrap(marker)}\n${command}`, env);
 }
 
-function validate(command: unknown, timeoutMs: number | undefined): asserts command is string {
+/** The exec's own checks, before anything is sent: shared with the exec agent (exec-agent.ts). */
+export function validateExec(command: unknown, timeoutMs: number | undefined): asserts command is string {
   if (typeof command !== 'string' || command.trim() === '')
     throw new DriverError('invalid_argument', 'command is required');
   if (command.includes('\0')) throw new DriverError('invalid_argument', 'command contains a NUL byte');
@@ -67,7 +68,7 @@ function validate(command: unknown, timeoutMs: number | undefined): asserts comm
 }
 
 export async function runCommand(ssh: SshClient, command: string, opts: RunOptions): Promise<ExecResult> {
-  validate(command, opts.timeoutMs);
+  validateExec(command, opts.timeoutMs);
   const marker = newMarker();
   return ssh.open(markedCommandLine(command, opts.env, marker), (channel, _gone, release) =>
     collectExec(ssh, channel, release, marker, opts.timeoutMs),

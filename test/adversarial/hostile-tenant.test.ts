@@ -13,6 +13,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServerProcess, stopServerProcess, type ServerProcess } from '../support/server-process.ts';
+import {
+  FIFO_AT_COOKIE,
+  GRAB_X,
+  growForever,
+  RESTORE_COOKIE,
+  sshdStopped,
+  stopGrowing,
+  stopOwnSshdIn,
+  UNGRAB_X,
+} from '../support/hostile-probes.ts';
 import { waitFor } from '../support/wait.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'cli', 'bin.ts');
@@ -127,10 +137,7 @@ afterAll(async () => {
 it('never reads the X cookie back from the VM: a FIFO at its name holds nothing', async () => {
   // The first call that needs the display comes after the FIFO: the driver connects with the cookie it made.
   // (The tenant keeps a copy of its cookie, to put it back for its own X clients afterwards.)
-  const planted = await exec(
-    hostile,
-    'f=$XAUTHORITY; cp "$f" ~/.cookie; rm -f "$f"; mkfifo "$f"; stat -c %F "$f"',
-  );
+  const planted = await exec(hostile, FIFO_AT_COOKIE);
   expect(planted.json).toMatchObject({ stdout: 'fifo\n', return_code: 0 });
   const shot = screenshot(hostile);
   await neighbourWorks();
@@ -138,7 +145,7 @@ it('never reads the X cookie back from the VM: a FIFO at its name holds nothing'
   // A link at the name, to a file only root reads: nothing reads through it either.
   await exec(hostile, 'ln -sfn /etc/shadow "$XAUTHORITY"');
   expect((await screenshot(hostile)).status).toBe(200);
-  await exec(hostile, 'rm -f "$XAUTHORITY"; mv ~/.cookie "$XAUTHORITY"');
+  await exec(hostile, RESTORE_COOKIE);
 });
 
 it('answers a download of a FIFO, a device and a symlink loop at once, without opening them', async () => {
@@ -155,33 +162,21 @@ it('answers a download of a FIFO, a device and a symlink loop at once, without o
 });
 
 it('sends a file that grows forever as it was when opened, and ends', async () => {
-  const grow = await exec(
-    hostile,
-    "nohup sh -c 'while :; do head -c 1048576 /dev/zero; done' > ~/grow 2>/dev/null & " +
-      'while [ $(stat -c %s ~/grow) -lt 4194304 ]; do sleep 0.05; done; echo growing',
-  );
+  const grow = await exec(hostile, growForever('grow'));
   expect(grow.json).toMatchObject({ stdout: 'growing\n' });
   const a = await call('GET', `/v1/sandboxes/${hostile}/files?path=grow`);
   expect(a.status).toBe(200);
   expect(a.bytes).toBeGreaterThanOrEqual(4 * 1024 * 1024);
-  await exec(hostile, 'pkill -f "head -c 1048576" ; pkill -u $(id -u) -f "while :"; rm -f ~/grow; true');
+  await exec(hostile, stopGrowing('grow'));
   await neighbourWorks();
 });
 
 it('ends a call on a VM whose sshd session stopped answering with 504, and recovers on a fresh connection', async () => {
   // The tenant stops the sshd processes that serve its connection (its own uid): the control
   // plane's pooled connection then accepts nothing more and answers nothing.
-  const stop = await exec(
-    hostile,
-    'nohup sh -c \'sleep 5; pkill -STOP -u "$(id -u)" -x sshd\' >/dev/null 2>&1 & echo armed',
-  );
+  const stop = await exec(hostile, stopOwnSshdIn(5));
   expect(stop.json).toMatchObject({ stdout: 'armed\n' });
-  const sshd = () => hostileProcesses().filter((l) => / sshd: /.test(l));
-  await waitFor(
-    () => sshd().length > 0 && sshd().every((l) => l.startsWith('T')),
-    'its sshd sessions stopped',
-    30_000,
-  );
+  await waitFor(() => sshdStopped(hostileProcesses()), 'its sshd sessions stopped', 30_000);
   const held = exec(hostile, 'echo never', 5);
   let heldDone = false;
   void held.then(() => (heldDone = true));
@@ -196,14 +191,7 @@ it('ends a call on a VM whose sshd session stopped answering with 504, and recov
 });
 
 it('ends a screenshot of a VM whose X server stops answering (a grab) within its deadline', async () => {
-  const grab = await exec(
-    hostile,
-    "nohup /usr/bin/python3 -c 'import gi,time,sys\n" +
-      'gi.require_version("Gdk","3.0"); gi.require_version("GdkX11","3.0")\n' +
-      'from gi.repository import Gdk, GdkX11\n' +
-      'd = Gdk.Display.get_default(); d.grab(); d.flush(); print("grabbed", flush=True); time.sleep(3600)\'' +
-      ' > /tmp/grab.out 2>&1 & while ! grep -q grabbed /tmp/grab.out; do sleep 0.05; done; echo grabbed',
-  );
+  const grab = await exec(hostile, GRAB_X);
   expect(grab.json).toMatchObject({ stdout: 'grabbed\n' });
   const held = screenshot(hostile);
   let heldDone = false;
@@ -214,7 +202,7 @@ it('ends a screenshot of a VM whose X server stops answering (a grab) within its
   expectJsonError(a, [504, 502]);
   expect(a.ms).toBeLessThan(SCREEN_DEADLINE_MS);
   // The grab ends with its client; the display answers again.
-  await exec(hostile, 'pkill -f "d.grab()"; true');
+  await exec(hostile, UNGRAB_X);
   await waitFor(async () => (await screenshot(hostile)).status === 200, 'the display to answer again');
 });
 
@@ -223,22 +211,10 @@ it('stops within 10 s on SIGTERM with every hostile state at once, calls held by
   // growing without end, and (last, since it ends the VM's answers) its sshd sessions stopped.
   const armed = await exec(
     hostile,
-    "nohup /usr/bin/python3 -c 'import gi,time\n" +
-      'gi.require_version("Gdk","3.0"); gi.require_version("GdkX11","3.0")\n' +
-      'from gi.repository import Gdk, GdkX11\n' +
-      'd = Gdk.Display.get_default(); d.grab(); d.flush(); print("grabbed", flush=True); time.sleep(3600)\'' +
-      ' > /tmp/grab2.out 2>&1 </dev/null & while ! grep -q grabbed /tmp/grab2.out; do sleep 0.05; done; ' +
-      'rm -f "$XAUTHORITY"; mkfifo "$XAUTHORITY"; ' +
-      "{ nohup sh -c 'while :; do head -c 1048576 /dev/zero; done' > ~/grow2 2>/dev/null </dev/null & } ; " +
-      '{ nohup sh -c \'sleep 5; pkill -STOP -u "$(id -u)" -x sshd\' >/dev/null 2>&1 </dev/null & } ; echo armed',
+    `${GRAB_X}; ${FIFO_AT_COOKIE}; ${growForever('grow2')}; ${stopOwnSshdIn(5)}`,
   );
-  expect(armed.json).toMatchObject({ stdout: 'armed\n' });
-  const sshd = () => hostileProcesses().filter((l) => / sshd: /.test(l));
-  await waitFor(
-    () => sshd().length > 0 && sshd().every((l) => l.startsWith('T')),
-    'its sshd sessions stopped',
-    30_000,
-  );
+  expect(armed.json).toMatchObject({ stdout: 'grabbed\nfifo\ngrowing\narmed\n' });
+  await waitFor(() => sshdStopped(hostileProcesses()), 'its sshd sessions stopped', 30_000);
   // Held in flight: an exec (its channel never opens), a screenshot (the grab), a download.
   const held = [
     exec(hostile, 'echo never', 3600),

@@ -412,6 +412,54 @@ class LiveSandbay(unittest.TestCase):
         with self.assertRaises(SandbayError):
             t.get("pycollect")
 
+    def test_17a_setup_and_grade(self) -> None:
+        sb, c = self.sb, self.client
+        blob = c.upload_blob("py blob\n", filename="py.txt")
+        self.assertTrue(blob["blob_id"].startswith("sha256-"))
+        self.assertIn(blob["blob_id"], [b["blob_id"] for b in c.blobs()])
+        self.assertEqual(c.get_blob(blob["blob_id"])["filename"], "py.txt")
+        done = sb.setup(
+            [
+                {"type": "download", "blob": blob["blob_id"], "path": "pyblob.txt"},
+                {"type": "launch", "command": ["xterm", "-T", "pyeval", "-e", "sh"], "wait_for": {"name": "pyeval"}},
+                {"type": "command", "command": "cat ~/pyblob.txt", "expect": {"stdout_equals": "py blob"}},
+            ],
+            timeout=120,
+        )
+        self.assertEqual((done["status"], [s["status"] for s in done["steps"]]), ("completed", ["ok"] * 3))
+        failed = sb.setup([{"type": "command", "command": "exit 4"}, {"type": "sleep", "seconds": 1}])
+        self.assertEqual((failed["status"], failed["failed_step"]), ("failed", 0))
+        self.assertEqual(failed["message"], "step 0 (command) failed: exited with 4, expected 0")
+        with self.assertRaises(SandbayError) as bad:
+            sb.setup([{"type": "warp"}])
+        self.assertEqual((bad.exception.status, bad.exception.code), (400, "invalid_setup_step"))
+        graded = sb.grade(
+            {
+                "combine": "all",
+                "checks": [
+                    {"type": "window", "match": {"name": "pyeval"}},
+                    {"type": "file", "path": "pyblob.txt", "contains": "py blob"},
+                ],
+            }
+        )
+        self.assertEqual((graded["reward"], [x["passed"] for x in graded["checks"]]), (1, [True, True]))
+        self.assertEqual(sb.grade("test -f ~/nope")["reward"], 0)
+        if TASK:
+            # The seeded task: setup script `echo set > ~/setup.txt`, grader `test -f ~/setup.txt`.
+            self.assertEqual(sb.setup_task(TASK)["status"], "completed")
+            self.assertEqual(sb.grade_task(TASK)["reward"], 1)
+
+        async def run() -> None:
+            asb = await AsyncClient().get(sb.id)
+            self.assertEqual((await asb.grade("true"))["reward"], 1)
+            self.assertEqual((await asb.setup([{"type": "sleep", "seconds": 0}]))["status"], "completed")
+
+        asyncio.run(run())
+        c.delete_blob(blob["blob_id"])
+        with self.assertRaises(SandbayError) as gone:
+            c.get_blob(blob["blob_id"])
+        self.assertEqual((gone.exception.status, gone.exception.code), (404, "blob_not_found"))
+
     def test_18_context_manager_deletes_ephemeral(self) -> None:
         with self.sb as sb:
             self.assertTrue(sb.ephemeral)

@@ -8,6 +8,7 @@ import { Tasks } from './tasks.ts';
 import type {
   Account,
   AccountKey,
+  Blob,
   Health,
   PlatformModel,
   Platforms,
@@ -246,5 +247,28 @@ export class Client {
 
   deleteSnapshot(version: string): Promise<void> {
     return this.#t.none('DELETE', `/v1/snapshots/${encodeURIComponent(version)}`);
+  }
+
+  // ---- uploaded blobs (for `download` setup steps) ----
+
+  /** Uploads bytes (a string as UTF-8); the answer's `blob_id` is what a `download` step names. */
+  uploadBlob(data: Uint8Array | string, o: { filename?: string } = {}): Promise<Blob> {
+    return this.#t.json('POST', '/v1/blobs', {
+      query: { filename: o.filename },
+      body: typeof data === 'string' ? new TextEncoder().encode(data) : data,
+    });
+  }
+
+  /** The account's uploaded blobs, oldest first. */
+  blobs(): Promise<Blob[]> {
+    return this.#t.json('GET', '/v1/blobs');
+  }
+
+  getBlob(id: string): Promise<Blob> {
+    return this.#t.json('GET', `/v1/blobs/${encodeURIComponent(id)}`);
+  }
+
+  deleteBlob(id: string): Promise<void> {
+    return this.#t.none('DELETE', `/v1/blobs/${encodeURIComponent(id)}`);
   }
 }

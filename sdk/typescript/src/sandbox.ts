@@ -21,8 +21,12 @@ import type {
   ActResult,
   ExecResult,
   ForkResult,
+  GradeResult,
+  Grader,
   Keepalive,
   SandboxInfo,
+  SetupResult,
+  SetupStep,
   Snapshot,
   SshCredentials,
   ViewerToken,
@@ -40,6 +44,14 @@ const SNAPSHOT_TIMEOUT_MS = 26 * 60_000;
 const FORK_TIMEOUT_MS = 11 * 60_000;
 /** A pause or resume answers within a minute. */
 const PAUSE_TIMEOUT_MS = 70_000;
+/** The API's default deadline of a setup or a grading, in seconds. */
+const DEFAULT_EVALUATION_TIMEOUT_S = 600;
+
+/** Options of a setup or a grading: its deadline (seconds), and the Idempotency-Key retries use. */
+export interface EvaluationOptions {
+  timeoutS?: number;
+  idempotencyKey?: string;
+}
 
 export interface ViewerLink extends ViewerToken {
   /** The browser page that shows the sandbox live (`/view/<id>?token=…`). */
@@ -268,6 +280,40 @@ export class Sandbox implements AsyncDisposable {
     return this.#t.json('POST', `${this.#base}/resume`, {
       idempotencyKey: newIdempotencyKey(),
       timeoutMs: PAUSE_TIMEOUT_MS,
+    });
+  }
+
+  // ---- setup and grading (docs/evaluation.md) ----
+
+  /**
+   * Runs setup steps in order. A failed step is a result (`status: 'failed'`, `failed_step`,
+   * `message`), not an error; a step of an unknown kind is a SandbayError 400 `invalid_setup_step`.
+   */
+  setup(steps: SetupStep[], o: EvaluationOptions = {}): Promise<SetupResult> {
+    return this.#evaluate('setup', { steps }, o);
+  }
+
+  /** Runs a task's setup (its setup script, then its steps). */
+  setupTask(taskId: string, o: EvaluationOptions = {}): Promise<SetupResult> {
+    return this.#evaluate('setup', { task_id: taskId }, o);
+  }
+
+  /** Grades the sandbox: `{combine?, checks}` (or a shell script) → a reward in [0, 1] with each check. */
+  grade(grader: Grader, o: EvaluationOptions = {}): Promise<GradeResult> {
+    return this.#evaluate('grade', { grader }, o);
+  }
+
+  /** Grades the sandbox with a task's grader. */
+  gradeTask(taskId: string, o: EvaluationOptions = {}): Promise<GradeResult> {
+    return this.#evaluate('grade', { task_id: taskId }, o);
+  }
+
+  #evaluate<T>(what: 'setup' | 'grade', body: Record<string, unknown>, o: EvaluationOptions): Promise<T> {
+    return this.#t.json('POST', `${this.#base}/${what}`, {
+      json: { ...body, ...(o.timeoutS !== undefined && { timeout_s: o.timeoutS }) },
+      // Retried safely under one key: a retry replays the answer instead of running steps twice.
+      idempotencyKey: o.idempotencyKey ?? newIdempotencyKey(),
+      timeoutMs: ((o.timeoutS ?? DEFAULT_EVALUATION_TIMEOUT_S) + 90) * 1000,
     });
   }
 

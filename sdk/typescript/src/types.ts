@@ -64,3 +64,13 @@ export type Replay = Answer<'/v1/me/tasks/replays/{replayID}', 'get'>;
 export type TaskCreateRequest = RequestOf<'/v1/me/tasks', 'post'>;
 export type TaskUpdateRequest = RequestOf<'/v1/me/tasks/{id}', 'patch'>;
 export type Collection = Answer<'/v1/sandboxes/{sandboxID}/collection', 'get'>;
+
+export type SetupRequest = RequestOf<'/v1/sandboxes/{sandboxID}/setup', 'post'>;
+/** One setup step (`download`, `launch`, `open`, `command`, `sleep`; docs/evaluation.md). */
+export type SetupStep = NonNullable<SetupRequest['steps']>[number];
+export type SetupResult = Answer<'/v1/sandboxes/{sandboxID}/setup', 'post'>;
+export type GradeRequest = RequestOf<'/v1/sandboxes/{sandboxID}/grade', 'post'>;
+/** A grader: `{combine?, checks}`, or a shell script (exit 0 → reward 1). */
+export type Grader = NonNullable<GradeRequest['grader']>;
+export type GradeResult = Answer<'/v1/sandboxes/{sandboxID}/grade', 'post'>;
+export type Blob = Answer<'/v1/blobs/{blobID}', 'get'>;

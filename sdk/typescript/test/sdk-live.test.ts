@@ -433,6 +433,46 @@ describe('trajectories', () => {
     expect(done).toMatchObject({ status: 'completed', reward: 1, steps_done: 1 });
   }, 400_000);
 
+  it('setup and grading: uploaded blobs, steps, graders, a task’s setup and grader', async () => {
+    const blob = await client.uploadBlob('ts blob\n', { filename: 'ts.txt' });
+    expect(blob).toMatchObject({ bytes: 8, filename: 'ts.txt' });
+    expect((await client.blobs()).map((b) => b.blob_id)).toContain(blob.blob_id);
+    expect((await client.getBlob(blob.blob_id)).sha256).toBe(blob.sha256);
+    const done = await sb.setup(
+      [
+        { type: 'download', blob: blob.blob_id, path: 'tsblob.txt' },
+        { type: 'launch', command: ['xterm', '-T', 'tseval', '-e', 'sh'], wait_for: { name: 'tseval' } },
+        { type: 'command', command: 'cat ~/tsblob.txt', expect: { stdout_equals: 'ts blob' } },
+      ],
+      { timeoutS: 120 },
+    );
+    expect(done).toMatchObject({ status: 'completed', failed_step: null });
+    expect(done.steps.map((s) => s.status)).toEqual(['ok', 'ok', 'ok']);
+    const failed = await sb.setup([{ type: 'download', url: 'http://127.0.0.1:1/x', path: 'x' }]);
+    expect(failed).toMatchObject({ status: 'failed', failed_step: 0 });
+    expect(failed.message).toMatch(/refused to fetch http:\/\/127\.0\.0\.1:1\/x: .*not a public address/);
+    const bad = await sb.setup([{ type: 'warp' } as never]).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ status: 400, code: 'invalid_setup_step' });
+    const graded = await sb.grade({
+      combine: 'any',
+      checks: [
+        { type: 'file', path: 'nope.txt' },
+        { type: 'window', match: { name: 'tseval' }, score: 0.75 },
+      ],
+    });
+    expect(graded.reward).toBe(0.75);
+    expect(graded.checks.map((c) => c.passed)).toEqual([false, true]);
+    expect((await sb.grade('test -f ~/tsblob.txt')).reward).toBe(1);
+    // The seeded task: setup script `echo set > ~/setup.txt`, grader `test -f ~/setup.txt`.
+    expect((await sb.setupTask('hello')).status).toBe('completed');
+    expect((await sb.gradeTask('hello')).reward).toBe(1);
+    await client.deleteBlob(blob.blob_id);
+    expect(await client.getBlob(blob.blob_id).catch((e: unknown) => e)).toMatchObject({
+      status: 404,
+      code: 'blob_not_found',
+    });
+  }, 180_000);
+
   it('dispose of the ephemeral sandbox deletes it', async () => {
     await sb[Symbol.asyncDispose]();
     expect(await client.get(sb.id).catch((e: unknown) => e)).toMatchObject({ code: 'sandbox_not_found' });

@@ -52,3 +52,22 @@ class ViewerLink(TypedDict):
     expires_at: str
     url: str
     websocket_url: str
+
+
+class SetupResult(TypedDict):
+    """``POST …/setup``: ``status`` ``completed`` or ``failed``; the step that failed and why."""
+
+    status: str
+    failed_step: Optional[int]
+    message: str
+    duration_ms: int
+    steps: List[Json]
+
+
+class GradeResult(TypedDict):
+    """``POST …/grade``: the reward in [0, 1] and each check."""
+
+    reward: float
+    combine: str
+    duration_ms: int
+    checks: List[Json]

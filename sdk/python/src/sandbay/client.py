@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Union
 from urllib.parse import quote
 
 from ._http import Transport, new_idempotency_key
@@ -213,6 +213,22 @@ class Client:
 
     def delete_snapshot(self, version: str) -> None:
         self._t.none("DELETE", f"/v1/snapshots/{quote(version, safe='')}")
+
+    # ---- uploaded blobs (for `download` setup steps) ----
+
+    def upload_blob(self, data: Union[bytes, str], filename: Optional[str] = None) -> Json:
+        """Uploads bytes (a str as UTF-8); the answer's ``blob_id`` is what a ``download`` step names."""
+        body = data.encode() if isinstance(data, str) else data
+        return self._t.json("POST", "/v1/blobs", query={"filename": filename}, body=body)
+
+    def blobs(self) -> List[Json]:
+        return self._t.json("GET", "/v1/blobs")
+
+    def get_blob(self, blob_id: str) -> Json:
+        return self._t.json("GET", f"/v1/blobs/{quote(blob_id, safe='')}")
+
+    def delete_blob(self, blob_id: str) -> None:
+        self._t.none("DELETE", f"/v1/blobs/{quote(blob_id, safe='')}")
 
 
 def _present(**fields: Any) -> Json:

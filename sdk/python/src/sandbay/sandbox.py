@@ -13,9 +13,11 @@ from ._types import (
     AccessibilityTree,
     DisplayInfo,
     ExecResult,
+    GradeResult,
     Json,
     Ok,
     Position,
+    SetupResult,
     SshCredentials,
     ViewerLink,
     WindowTree,
@@ -29,6 +31,8 @@ DEFAULT_KEEPALIVE_INTERVAL = 30.0
 SNAPSHOT_TIMEOUT = 26 * 60.0
 FORK_TIMEOUT = 11 * 60.0  # the server waits up to 10 minutes for the forks to run
 PAUSE_TIMEOUT = 70.0  # a pause or resume answers within a minute
+#: The API's default deadline of a setup or a grading, in seconds.
+DEFAULT_EVALUATION_TIMEOUT = 600.0
 STREAM_UPLOAD_ABOVE = 64 << 20
 
 
@@ -296,6 +300,47 @@ class Sandbox:
     def resume(self) -> Json:
         """Lets a paused sandbox run on from where it was."""
         return self._t.json("POST", f"{self._base}/resume", idempotency_key=new_idempotency_key(), timeout=PAUSE_TIMEOUT)
+
+    # ---- setup and grading (docs/evaluation.md) ----
+
+    def setup(
+        self,
+        steps: Sequence[Json],
+        timeout: Optional[float] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> SetupResult:
+        """Runs setup steps (``download``, ``launch``, ``open``, ``command``, ``sleep``) in order.
+
+        A failed step is a result (``status == "failed"``, ``failed_step``, ``message``), not an
+        error; a step of an unknown kind raises ``SandbayError`` (400 ``invalid_setup_step``).
+        """
+        return self._evaluate("setup", {"steps": list(steps)}, timeout, idempotency_key)
+
+    def setup_task(
+        self, task_id: str, timeout: Optional[float] = None, idempotency_key: Optional[str] = None
+    ) -> SetupResult:
+        """Runs a task's setup (its setup script, then its steps)."""
+        return self._evaluate("setup", {"task_id": task_id}, timeout, idempotency_key)
+
+    def grade(self, grader: Union[Json, str], timeout: Optional[float] = None) -> GradeResult:
+        """Grades the sandbox: ``{"combine"?, "checks": [...]}`` (or a shell script) → a reward in [0, 1]."""
+        return self._evaluate("grade", {"grader": grader}, timeout, None)
+
+    def grade_task(self, task_id: str, timeout: Optional[float] = None) -> GradeResult:
+        """Grades the sandbox with a task's grader."""
+        return self._evaluate("grade", {"task_id": task_id}, timeout, None)
+
+    def _evaluate(self, what: str, body: Json, timeout: Optional[float], key: Optional[str]) -> Any:
+        if timeout is not None:
+            body["timeout_s"] = timeout
+        limit = (timeout if timeout is not None else DEFAULT_EVALUATION_TIMEOUT) + 90
+        return self._t.json(
+            "POST",
+            f"{self._base}/{what}",
+            json_body=body,
+            idempotency_key=key or new_idempotency_key(),
+            timeout=limit,
+        )
 
     # ---- lifetime ----
 

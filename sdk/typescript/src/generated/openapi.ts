@@ -18,6 +18,42 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/blobs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account's uploaded blobs, oldest first */
+    get: operations['listBlobs'];
+    put?: never;
+    /** Upload bytes for setup steps (`download` with `blob`); the same bytes are the same blob */
+    post: operations['uploadBlob'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/blobs/{blobID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One uploaded blob */
+    get: operations['getBlob'];
+    put?: never;
+    post?: never;
+    /** Delete an uploaded blob */
+    delete: operations['deleteBlob'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/me': {
     parameters: {
       query?: never;
@@ -102,7 +138,7 @@ export interface paths {
     delete: operations['deleteTask'];
     options?: never;
     head?: never;
-    /** Edit a task's instruction, category, setup script or grader */
+    /** Edit a task's instruction, category, setup script, setup steps or grader */
     patch: operations['updateTask'];
     trace?: never;
   };
@@ -383,6 +419,57 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/sandboxes/{sandboxID}/cua/cmd': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** One command of Cua's computer-server protocol (its POST /cmd) */
+    post: operations['cuaCommand'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandboxes/{sandboxID}/cua/commands': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The Cua commands served, with their parameters and aliases (its GET /commands) */
+    get: operations['cuaCommands'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandboxes/{sandboxID}/cua/ws': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Cua's computer-server WebSocket (101 upgrade): `{command, params}` messages; Bearer account or reservation key */
+    get: operations['connectCua'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/sandboxes/{sandboxID}/display/info': {
     parameters: {
       query?: never;
@@ -498,6 +585,23 @@ export interface paths {
     put?: never;
     /** Fork a running sandbox into N new ones, each started from a copy of its disk */
     post: operations['forkSandbox'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandboxes/{sandboxID}/grade': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Grade the sandbox with a grader (or a task’s): a reward in [0, 1] with each check */
+    post: operations['gradeSandbox'];
     delete?: never;
     options?: never;
     head?: never;
@@ -828,6 +932,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/sandboxes/{sandboxID}/setup': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Run setup steps (download, launch, open, command, sleep) in the sandbox, or a task’s setup */
+    post: operations['setupSandbox'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/sandboxes/{sandboxID}/snapshots': {
     parameters: {
       query?: never;
@@ -1038,6 +1159,300 @@ export interface operations {
       };
     };
   };
+  listBlobs: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The id (`sha256-` and the SHA-256 of the bytes) a `download` step names. */
+            blob_id: string;
+            /** @description Its size. */
+            bytes: number;
+            /** @description When it was first uploaded. */
+            created_at: string | null;
+            /** @description The name it was uploaded with, for people; null when none. */
+            filename: string | null;
+            /** @description The SHA-256 of its bytes. */
+            sha256: string;
+          }[];
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  uploadBlob: {
+    parameters: {
+      query?: {
+        /** @description A name for people, kept with the blob. */
+        filename?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The id (`sha256-` and the SHA-256 of the bytes) a `download` step names. */
+            blob_id: string;
+            /** @description Its size. */
+            bytes: number;
+            /** @description When it was first uploaded. */
+            created_at: string | null;
+            /** @description The name it was uploaded with, for people; null when none. */
+            filename: string | null;
+            /** @description The SHA-256 of its bytes. */
+            sha256: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The id (`sha256-` and the SHA-256 of the bytes) a `download` step names. */
+            blob_id: string;
+            /** @description Its size. */
+            bytes: number;
+            /** @description When it was first uploaded. */
+            created_at: string | null;
+            /** @description The name it was uploaded with, for people; null when none. */
+            filename: string | null;
+            /** @description The SHA-256 of its bytes. */
+            sha256: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  getBlob: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The blob id (^sha256-[0-9a-f]{64}$). */
+        blobID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The id (`sha256-` and the SHA-256 of the bytes) a `download` step names. */
+            blob_id: string;
+            /** @description Its size. */
+            bytes: number;
+            /** @description When it was first uploaded. */
+            created_at: string | null;
+            /** @description The name it was uploaded with, for people; null when none. */
+            filename: string | null;
+            /** @description The SHA-256 of its bytes. */
+            sha256: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  deleteBlob: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The blob id (^sha256-[0-9a-f]{64}$). */
+        blobID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
   getAccount: {
     parameters: {
       query?: never;
@@ -1240,7 +1655,7 @@ export interface operations {
             category: string | null;
             /** @description When the task was created. */
             created_at: string | null;
-            /** @description The task has a grader script (a replay reports a reward). */
+            /** @description The task has a grader (a replay reports a reward). */
             has_grader: boolean;
             /** @description The screen recording (MP4) of the session is finalized. */
             has_recording: boolean;
@@ -1297,12 +1712,239 @@ export interface operations {
         'application/json': {
           /** @description A grouping for people (e.g. `browser`). */
           category?: string;
-          /** @description Shell script whose exit code 0 means success (reward 1). */
-          grader?: string;
+          /** @description A shell script (exit 0 → reward 1) or a grader of checks. */
+          grader?:
+            | string
+            | {
+                /** @description The checks, evaluated in order (each is reported). */
+                checks: (
+                  | {
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description What the command must do; by default, exit 0. */
+                      expect?: {
+                        /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                        exit_code?: number | null;
+                        /** @description Compare the stdout and stderr expectations ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description Standard error contains this. */
+                        stderr_contains?: string;
+                        /** @description Standard output contains this. */
+                        stdout_contains?: string;
+                        /** @description Standard output, without its trailing newlines, is exactly this. */
+                        stdout_equals?: string;
+                        /** @description Standard output matches this regular expression (RE2 syntax). */
+                        stdout_matches?: string;
+                      };
+                      /** @description A label for people, shown with the check’s result. */
+                      name?: string;
+                      /** @description The reward is the number on the last line of stdout (0 to 1) instead of `score`; `expect` must still hold. */
+                      reward_from_stdout?: boolean;
+                      /** @description The reward the check earns when it passes (default 1). */
+                      score?: number;
+                      /** @description The command's deadline in seconds (default 120; a timeout fails the check). */
+                      timeout_s?: number;
+                      /**
+                       * @description `command`: run a command; its result decides.
+                       * @enum {string}
+                       */
+                      type: 'command';
+                      /** @description Its weight under `weighted` (default 1). */
+                      weight?: number;
+                    }
+                  | {
+                      /** @description Pass when no node matches (a window was closed) instead. */
+                      absent?: boolean;
+                      /** @description A node of the window tree. */
+                      match: {
+                        /** @description The node's application (its window class on Linux). */
+                        app?: string;
+                        /** @description The node has (or has not) the keyboard focus. */
+                        focused?: boolean;
+                        /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description The node is named exactly this. */
+                        name?: string;
+                        /** @description The node's name contains this. */
+                        name_contains?: string;
+                        /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                        name_matches?: string;
+                        /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                        role?: string;
+                      };
+                      /** @description A label for people, shown with the check’s result. */
+                      name?: string;
+                      /** @description The reward the check earns when it passes (default 1). */
+                      score?: number;
+                      /**
+                       * @description `window`: a node of the window tree.
+                       * @enum {string}
+                       */
+                      type: 'window';
+                      /** @description Its weight under `weighted` (default 1). */
+                      weight?: number;
+                    }
+                  | {
+                      /** @description Its content contains this. */
+                      contains?: string;
+                      /** @description Its content, without trailing newlines, is exactly this. */
+                      equals?: string;
+                      /** @description The file exists (default true); `false`: pass when it does not. */
+                      exists?: boolean;
+                      /** @description Compare `equals`, `contains` and `matches` ignoring case. */
+                      ignore_case?: boolean;
+                      /** @description The value `json_path` selects equals this JSON value. */
+                      json_equals?: unknown;
+                      /** @description The content is JSON and this JSONPath (`$.a.b[0]`) selects a value (the first, if several). */
+                      json_path?: string;
+                      /** @description Its content matches this regular expression (RE2 syntax). */
+                      matches?: string;
+                      /** @description A label for people, shown with the check’s result. */
+                      name?: string;
+                      /** @description The file (relative paths are in the VM user's home). */
+                      path: string;
+                      /** @description The reward the check earns when it passes (default 1). */
+                      score?: number;
+                      /**
+                       * @description `file`: a file in the VM.
+                       * @enum {string}
+                       */
+                      type: 'file';
+                      /** @description Its weight under `weighted` (default 1). */
+                      weight?: number;
+                    }
+                )[];
+                /**
+                 * @description `all` (default): the smallest reward; `any`: the largest; `weighted`: the mean weighted by `weight`.
+                 * @enum {unknown}
+                 */
+                combine?: 'all' | 'any' | 'weighted';
+              };
           /** @description The task id; default `tk-<12 hex>`. Not `replays`. */
           id?: string;
           /** @description What the demonstrator is asked to do. */
           instruction?: string;
+          /** @description Setup steps, run in order; the first that fails stops the setup. */
+          setup?: (
+            | {
+                /** @description An uploaded blob of the account (`POST /v1/blobs`), by its id. */
+                blob?: string;
+                /** @description Make the file executable (`chmod +x`). */
+                executable?: boolean;
+                /** @description Where to write it in the VM (relative paths are in the VM user's home); parents are created. */
+                path: string;
+                /** @description The SHA-256 the bytes must have (the file is removed and the step fails otherwise). */
+                sha256?: string;
+                /** @description The step's deadline in seconds (default 600); the whole setup's deadline bounds it too. */
+                timeout_s?: number;
+                /**
+                 * @description `download`: put a URL or an uploaded blob into the VM.
+                 * @enum {string}
+                 */
+                type: 'download';
+                /** @description An `http` or `https` URL, fetched by the control plane (not the VM) and streamed in. */
+                url?: string;
+              }
+            | {
+                /** @description A shell command line, or argv (program and arguments). */
+                command: string | string[];
+                /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                timeout_s?: number;
+                /**
+                 * @description `launch`: start an app in the desktop session and wait for its window.
+                 * @enum {string}
+                 */
+                type: 'launch';
+                /** @description The window to wait for; default: any new top-level window. `false` returns once started. */
+                wait_for?:
+                  | {
+                      /** @description The node's application (its window class on Linux). */
+                      app?: string;
+                      /** @description The node has (or has not) the keyboard focus. */
+                      focused?: boolean;
+                      /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                      ignore_case?: boolean;
+                      /** @description The node is named exactly this. */
+                      name?: string;
+                      /** @description The node's name contains this. */
+                      name_contains?: string;
+                      /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                      name_matches?: string;
+                      /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                      role?: string;
+                    }
+                  | false;
+              }
+            | {
+                /** @description The file (relative paths are in the VM user's home), or a URL. */
+                path: string;
+                /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                timeout_s?: number;
+                /**
+                 * @description `open`: open a file with its default app (`xdg-open` on Linux, `open` on macOS).
+                 * @enum {string}
+                 */
+                type: 'open';
+                /** @description The window to wait for; default: a window whose name contains the file's name. `false` does not wait. */
+                wait_for?:
+                  | {
+                      /** @description The node's application (its window class on Linux). */
+                      app?: string;
+                      /** @description The node has (or has not) the keyboard focus. */
+                      focused?: boolean;
+                      /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                      ignore_case?: boolean;
+                      /** @description The node is named exactly this. */
+                      name?: string;
+                      /** @description The node's name contains this. */
+                      name_contains?: string;
+                      /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                      name_matches?: string;
+                      /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                      role?: string;
+                    }
+                  | false;
+              }
+            | {
+                /** @description Run it again until `expect` holds, at most this many times (default 1), within the deadline. */
+                attempts?: number;
+                /** @description A shell command line, or argv (program and arguments). */
+                command: string | string[];
+                /** @description What the command must do; by default, exit 0. */
+                expect?: {
+                  /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                  exit_code?: number | null;
+                  /** @description Compare the stdout and stderr expectations ignoring case. */
+                  ignore_case?: boolean;
+                  /** @description Standard error contains this. */
+                  stderr_contains?: string;
+                  /** @description Standard output contains this. */
+                  stdout_contains?: string;
+                  /** @description Standard output, without its trailing newlines, is exactly this. */
+                  stdout_equals?: string;
+                  /** @description Standard output matches this regular expression (RE2 syntax). */
+                  stdout_matches?: string;
+                };
+                /** @description Pause between attempts (default 500). */
+                interval_ms?: number;
+                /** @description The step's deadline in seconds (default 120); the whole setup's deadline bounds it too. */
+                timeout_s?: number;
+                /**
+                 * @description `command`: run a command and check its result.
+                 * @enum {string}
+                 */
+                type: 'command';
+              }
+            | {
+                /** @description How long. */
+                seconds: number;
+                /**
+                 * @description `sleep`: wait.
+                 * @enum {string}
+                 */
+                type: 'sleep';
+              }
+          )[];
           /** @description Shell script run before recording and before a replay. */
           setup_script?: string;
           /** @description An ATIF document (or an old `sandbay-atif/1` export) to import: its actions become the steps (without screenshots). */
@@ -1326,9 +1968,118 @@ export interface operations {
             category: string | null;
             /** @description When the task was created. */
             created_at: string | null;
-            /** @description Shell script whose exit code 0 means success (reward 1). */
-            grader: string | null;
-            /** @description The task has a grader script (a replay reports a reward). */
+            /** @description A shell script whose exit code 0 means success (reward 1), or a grader of checks (docs/evaluation.md). */
+            grader:
+              | (
+                  | string
+                  | {
+                      /** @description The checks, evaluated in order (each is reported). */
+                      checks: (
+                        | {
+                            /** @description A shell command line, or argv (program and arguments). */
+                            command: string | string[];
+                            /** @description What the command must do; by default, exit 0. */
+                            expect?: {
+                              /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                              exit_code?: number | null;
+                              /** @description Compare the stdout and stderr expectations ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description Standard error contains this. */
+                              stderr_contains?: string;
+                              /** @description Standard output contains this. */
+                              stdout_contains?: string;
+                              /** @description Standard output, without its trailing newlines, is exactly this. */
+                              stdout_equals?: string;
+                              /** @description Standard output matches this regular expression (RE2 syntax). */
+                              stdout_matches?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward is the number on the last line of stdout (0 to 1) instead of `score`; `expect` must still hold. */
+                            reward_from_stdout?: boolean;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /** @description The command's deadline in seconds (default 120; a timeout fails the check). */
+                            timeout_s?: number;
+                            /**
+                             * @description `command`: run a command; its result decides.
+                             * @enum {string}
+                             */
+                            type: 'command';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Pass when no node matches (a window was closed) instead. */
+                            absent?: boolean;
+                            /** @description A node of the window tree. */
+                            match: {
+                              /** @description The node's application (its window class on Linux). */
+                              app?: string;
+                              /** @description The node has (or has not) the keyboard focus. */
+                              focused?: boolean;
+                              /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description The node is named exactly this. */
+                              name?: string;
+                              /** @description The node's name contains this. */
+                              name_contains?: string;
+                              /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                              name_matches?: string;
+                              /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                              role?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `window`: a node of the window tree.
+                             * @enum {string}
+                             */
+                            type: 'window';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Its content contains this. */
+                            contains?: string;
+                            /** @description Its content, without trailing newlines, is exactly this. */
+                            equals?: string;
+                            /** @description The file exists (default true); `false`: pass when it does not. */
+                            exists?: boolean;
+                            /** @description Compare `equals`, `contains` and `matches` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The value `json_path` selects equals this JSON value. */
+                            json_equals?: unknown;
+                            /** @description The content is JSON and this JSONPath (`$.a.b[0]`) selects a value (the first, if several). */
+                            json_path?: string;
+                            /** @description Its content matches this regular expression (RE2 syntax). */
+                            matches?: string;
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The file (relative paths are in the VM user's home). */
+                            path: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `file`: a file in the VM.
+                             * @enum {string}
+                             */
+                            type: 'file';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                      )[];
+                      /**
+                       * @description `all` (default): the smallest reward; `any`: the largest; `weighted`: the mean weighted by `weight`.
+                       * @enum {unknown}
+                       */
+                      combine?: 'all' | 'any' | 'weighted';
+                    }
+                )
+              | null;
+            /** @description The task has a grader (a replay reports a reward). */
             has_grader: boolean;
             /** @description The screen recording (MP4) of the session is finalized. */
             has_recording: boolean;
@@ -1340,6 +2091,129 @@ export interface operations {
             phase: string | null;
             /** @description Where to download the MP4 recording; null until finalized. */
             recording_url: string | null;
+            /** @description Setup steps run after the setup script (docs/evaluation.md); null when none. */
+            setup:
+              | (
+                  | {
+                      /** @description An uploaded blob of the account (`POST /v1/blobs`), by its id. */
+                      blob?: string;
+                      /** @description Make the file executable (`chmod +x`). */
+                      executable?: boolean;
+                      /** @description Where to write it in the VM (relative paths are in the VM user's home); parents are created. */
+                      path: string;
+                      /** @description The SHA-256 the bytes must have (the file is removed and the step fails otherwise). */
+                      sha256?: string;
+                      /** @description The step's deadline in seconds (default 600); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `download`: put a URL or an uploaded blob into the VM.
+                       * @enum {string}
+                       */
+                      type: 'download';
+                      /** @description An `http` or `https` URL, fetched by the control plane (not the VM) and streamed in. */
+                      url?: string;
+                    }
+                  | {
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `launch`: start an app in the desktop session and wait for its window.
+                       * @enum {string}
+                       */
+                      type: 'launch';
+                      /** @description The window to wait for; default: any new top-level window. `false` returns once started. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description The file (relative paths are in the VM user's home), or a URL. */
+                      path: string;
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `open`: open a file with its default app (`xdg-open` on Linux, `open` on macOS).
+                       * @enum {string}
+                       */
+                      type: 'open';
+                      /** @description The window to wait for; default: a window whose name contains the file's name. `false` does not wait. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description Run it again until `expect` holds, at most this many times (default 1), within the deadline. */
+                      attempts?: number;
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description What the command must do; by default, exit 0. */
+                      expect?: {
+                        /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                        exit_code?: number | null;
+                        /** @description Compare the stdout and stderr expectations ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description Standard error contains this. */
+                        stderr_contains?: string;
+                        /** @description Standard output contains this. */
+                        stdout_contains?: string;
+                        /** @description Standard output, without its trailing newlines, is exactly this. */
+                        stdout_equals?: string;
+                        /** @description Standard output matches this regular expression (RE2 syntax). */
+                        stdout_matches?: string;
+                      };
+                      /** @description Pause between attempts (default 500). */
+                      interval_ms?: number;
+                      /** @description The step's deadline in seconds (default 120); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `command`: run a command and check its result.
+                       * @enum {string}
+                       */
+                      type: 'command';
+                    }
+                  | {
+                      /** @description How long. */
+                      seconds: number;
+                      /**
+                       * @description `sleep`: wait.
+                       * @enum {string}
+                       */
+                      type: 'sleep';
+                    }
+                )[]
+              | null;
             /** @description Shell script run before recording and before a replay. */
             setup_script: string | null;
             /** @description Recorded actions in the trajectory. */
@@ -1447,9 +2321,118 @@ export interface operations {
             category: string | null;
             /** @description When the task was created. */
             created_at: string | null;
-            /** @description Shell script whose exit code 0 means success (reward 1). */
-            grader: string | null;
-            /** @description The task has a grader script (a replay reports a reward). */
+            /** @description A shell script whose exit code 0 means success (reward 1), or a grader of checks (docs/evaluation.md). */
+            grader:
+              | (
+                  | string
+                  | {
+                      /** @description The checks, evaluated in order (each is reported). */
+                      checks: (
+                        | {
+                            /** @description A shell command line, or argv (program and arguments). */
+                            command: string | string[];
+                            /** @description What the command must do; by default, exit 0. */
+                            expect?: {
+                              /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                              exit_code?: number | null;
+                              /** @description Compare the stdout and stderr expectations ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description Standard error contains this. */
+                              stderr_contains?: string;
+                              /** @description Standard output contains this. */
+                              stdout_contains?: string;
+                              /** @description Standard output, without its trailing newlines, is exactly this. */
+                              stdout_equals?: string;
+                              /** @description Standard output matches this regular expression (RE2 syntax). */
+                              stdout_matches?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward is the number on the last line of stdout (0 to 1) instead of `score`; `expect` must still hold. */
+                            reward_from_stdout?: boolean;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /** @description The command's deadline in seconds (default 120; a timeout fails the check). */
+                            timeout_s?: number;
+                            /**
+                             * @description `command`: run a command; its result decides.
+                             * @enum {string}
+                             */
+                            type: 'command';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Pass when no node matches (a window was closed) instead. */
+                            absent?: boolean;
+                            /** @description A node of the window tree. */
+                            match: {
+                              /** @description The node's application (its window class on Linux). */
+                              app?: string;
+                              /** @description The node has (or has not) the keyboard focus. */
+                              focused?: boolean;
+                              /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description The node is named exactly this. */
+                              name?: string;
+                              /** @description The node's name contains this. */
+                              name_contains?: string;
+                              /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                              name_matches?: string;
+                              /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                              role?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `window`: a node of the window tree.
+                             * @enum {string}
+                             */
+                            type: 'window';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Its content contains this. */
+                            contains?: string;
+                            /** @description Its content, without trailing newlines, is exactly this. */
+                            equals?: string;
+                            /** @description The file exists (default true); `false`: pass when it does not. */
+                            exists?: boolean;
+                            /** @description Compare `equals`, `contains` and `matches` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The value `json_path` selects equals this JSON value. */
+                            json_equals?: unknown;
+                            /** @description The content is JSON and this JSONPath (`$.a.b[0]`) selects a value (the first, if several). */
+                            json_path?: string;
+                            /** @description Its content matches this regular expression (RE2 syntax). */
+                            matches?: string;
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The file (relative paths are in the VM user's home). */
+                            path: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `file`: a file in the VM.
+                             * @enum {string}
+                             */
+                            type: 'file';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                      )[];
+                      /**
+                       * @description `all` (default): the smallest reward; `any`: the largest; `weighted`: the mean weighted by `weight`.
+                       * @enum {unknown}
+                       */
+                      combine?: 'all' | 'any' | 'weighted';
+                    }
+                )
+              | null;
+            /** @description The task has a grader (a replay reports a reward). */
             has_grader: boolean;
             /** @description The screen recording (MP4) of the session is finalized. */
             has_recording: boolean;
@@ -1461,6 +2444,129 @@ export interface operations {
             phase: string | null;
             /** @description Where to download the MP4 recording; null until finalized. */
             recording_url: string | null;
+            /** @description Setup steps run after the setup script (docs/evaluation.md); null when none. */
+            setup:
+              | (
+                  | {
+                      /** @description An uploaded blob of the account (`POST /v1/blobs`), by its id. */
+                      blob?: string;
+                      /** @description Make the file executable (`chmod +x`). */
+                      executable?: boolean;
+                      /** @description Where to write it in the VM (relative paths are in the VM user's home); parents are created. */
+                      path: string;
+                      /** @description The SHA-256 the bytes must have (the file is removed and the step fails otherwise). */
+                      sha256?: string;
+                      /** @description The step's deadline in seconds (default 600); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `download`: put a URL or an uploaded blob into the VM.
+                       * @enum {string}
+                       */
+                      type: 'download';
+                      /** @description An `http` or `https` URL, fetched by the control plane (not the VM) and streamed in. */
+                      url?: string;
+                    }
+                  | {
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `launch`: start an app in the desktop session and wait for its window.
+                       * @enum {string}
+                       */
+                      type: 'launch';
+                      /** @description The window to wait for; default: any new top-level window. `false` returns once started. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description The file (relative paths are in the VM user's home), or a URL. */
+                      path: string;
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `open`: open a file with its default app (`xdg-open` on Linux, `open` on macOS).
+                       * @enum {string}
+                       */
+                      type: 'open';
+                      /** @description The window to wait for; default: a window whose name contains the file's name. `false` does not wait. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description Run it again until `expect` holds, at most this many times (default 1), within the deadline. */
+                      attempts?: number;
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description What the command must do; by default, exit 0. */
+                      expect?: {
+                        /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                        exit_code?: number | null;
+                        /** @description Compare the stdout and stderr expectations ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description Standard error contains this. */
+                        stderr_contains?: string;
+                        /** @description Standard output contains this. */
+                        stdout_contains?: string;
+                        /** @description Standard output, without its trailing newlines, is exactly this. */
+                        stdout_equals?: string;
+                        /** @description Standard output matches this regular expression (RE2 syntax). */
+                        stdout_matches?: string;
+                      };
+                      /** @description Pause between attempts (default 500). */
+                      interval_ms?: number;
+                      /** @description The step's deadline in seconds (default 120); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `command`: run a command and check its result.
+                       * @enum {string}
+                       */
+                      type: 'command';
+                    }
+                  | {
+                      /** @description How long. */
+                      seconds: number;
+                      /**
+                       * @description `sleep`: wait.
+                       * @enum {string}
+                       */
+                      type: 'sleep';
+                    }
+                )[]
+              | null;
             /** @description Shell script run before recording and before a replay. */
             setup_script: string | null;
             /** @description Recorded actions in the trajectory. */
@@ -1620,10 +2726,242 @@ export interface operations {
         'application/json': {
           /** @description A grouping for people (e.g. `browser`). `null` removes it. */
           category?: string | null;
-          /** @description Shell script whose exit code 0 means success (reward 1). `null` removes it. */
-          grader?: string | null;
+          /** @description A shell script (exit 0 → reward 1) or a grader of checks. `null` removes it. */
+          grader?:
+            | (
+                | string
+                | {
+                    /** @description The checks, evaluated in order (each is reported). */
+                    checks: (
+                      | {
+                          /** @description A shell command line, or argv (program and arguments). */
+                          command: string | string[];
+                          /** @description What the command must do; by default, exit 0. */
+                          expect?: {
+                            /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                            exit_code?: number | null;
+                            /** @description Compare the stdout and stderr expectations ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description Standard error contains this. */
+                            stderr_contains?: string;
+                            /** @description Standard output contains this. */
+                            stdout_contains?: string;
+                            /** @description Standard output, without its trailing newlines, is exactly this. */
+                            stdout_equals?: string;
+                            /** @description Standard output matches this regular expression (RE2 syntax). */
+                            stdout_matches?: string;
+                          };
+                          /** @description A label for people, shown with the check’s result. */
+                          name?: string;
+                          /** @description The reward is the number on the last line of stdout (0 to 1) instead of `score`; `expect` must still hold. */
+                          reward_from_stdout?: boolean;
+                          /** @description The reward the check earns when it passes (default 1). */
+                          score?: number;
+                          /** @description The command's deadline in seconds (default 120; a timeout fails the check). */
+                          timeout_s?: number;
+                          /**
+                           * @description `command`: run a command; its result decides.
+                           * @enum {string}
+                           */
+                          type: 'command';
+                          /** @description Its weight under `weighted` (default 1). */
+                          weight?: number;
+                        }
+                      | {
+                          /** @description Pass when no node matches (a window was closed) instead. */
+                          absent?: boolean;
+                          /** @description A node of the window tree. */
+                          match: {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          };
+                          /** @description A label for people, shown with the check’s result. */
+                          name?: string;
+                          /** @description The reward the check earns when it passes (default 1). */
+                          score?: number;
+                          /**
+                           * @description `window`: a node of the window tree.
+                           * @enum {string}
+                           */
+                          type: 'window';
+                          /** @description Its weight under `weighted` (default 1). */
+                          weight?: number;
+                        }
+                      | {
+                          /** @description Its content contains this. */
+                          contains?: string;
+                          /** @description Its content, without trailing newlines, is exactly this. */
+                          equals?: string;
+                          /** @description The file exists (default true); `false`: pass when it does not. */
+                          exists?: boolean;
+                          /** @description Compare `equals`, `contains` and `matches` ignoring case. */
+                          ignore_case?: boolean;
+                          /** @description The value `json_path` selects equals this JSON value. */
+                          json_equals?: unknown;
+                          /** @description The content is JSON and this JSONPath (`$.a.b[0]`) selects a value (the first, if several). */
+                          json_path?: string;
+                          /** @description Its content matches this regular expression (RE2 syntax). */
+                          matches?: string;
+                          /** @description A label for people, shown with the check’s result. */
+                          name?: string;
+                          /** @description The file (relative paths are in the VM user's home). */
+                          path: string;
+                          /** @description The reward the check earns when it passes (default 1). */
+                          score?: number;
+                          /**
+                           * @description `file`: a file in the VM.
+                           * @enum {string}
+                           */
+                          type: 'file';
+                          /** @description Its weight under `weighted` (default 1). */
+                          weight?: number;
+                        }
+                    )[];
+                    /**
+                     * @description `all` (default): the smallest reward; `any`: the largest; `weighted`: the mean weighted by `weight`.
+                     * @enum {unknown}
+                     */
+                    combine?: 'all' | 'any' | 'weighted';
+                  }
+              )
+            | null;
           /** @description What the demonstrator is asked to do. */
           instruction?: string;
+          /** @description Setup steps, run in order; the first that fails stops the setup. `null` removes it. */
+          setup?:
+            | (
+                | {
+                    /** @description An uploaded blob of the account (`POST /v1/blobs`), by its id. */
+                    blob?: string;
+                    /** @description Make the file executable (`chmod +x`). */
+                    executable?: boolean;
+                    /** @description Where to write it in the VM (relative paths are in the VM user's home); parents are created. */
+                    path: string;
+                    /** @description The SHA-256 the bytes must have (the file is removed and the step fails otherwise). */
+                    sha256?: string;
+                    /** @description The step's deadline in seconds (default 600); the whole setup's deadline bounds it too. */
+                    timeout_s?: number;
+                    /**
+                     * @description `download`: put a URL or an uploaded blob into the VM.
+                     * @enum {string}
+                     */
+                    type: 'download';
+                    /** @description An `http` or `https` URL, fetched by the control plane (not the VM) and streamed in. */
+                    url?: string;
+                  }
+                | {
+                    /** @description A shell command line, or argv (program and arguments). */
+                    command: string | string[];
+                    /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                    timeout_s?: number;
+                    /**
+                     * @description `launch`: start an app in the desktop session and wait for its window.
+                     * @enum {string}
+                     */
+                    type: 'launch';
+                    /** @description The window to wait for; default: any new top-level window. `false` returns once started. */
+                    wait_for?:
+                      | {
+                          /** @description The node's application (its window class on Linux). */
+                          app?: string;
+                          /** @description The node has (or has not) the keyboard focus. */
+                          focused?: boolean;
+                          /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                          ignore_case?: boolean;
+                          /** @description The node is named exactly this. */
+                          name?: string;
+                          /** @description The node's name contains this. */
+                          name_contains?: string;
+                          /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                          name_matches?: string;
+                          /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                          role?: string;
+                        }
+                      | false;
+                  }
+                | {
+                    /** @description The file (relative paths are in the VM user's home), or a URL. */
+                    path: string;
+                    /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                    timeout_s?: number;
+                    /**
+                     * @description `open`: open a file with its default app (`xdg-open` on Linux, `open` on macOS).
+                     * @enum {string}
+                     */
+                    type: 'open';
+                    /** @description The window to wait for; default: a window whose name contains the file's name. `false` does not wait. */
+                    wait_for?:
+                      | {
+                          /** @description The node's application (its window class on Linux). */
+                          app?: string;
+                          /** @description The node has (or has not) the keyboard focus. */
+                          focused?: boolean;
+                          /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                          ignore_case?: boolean;
+                          /** @description The node is named exactly this. */
+                          name?: string;
+                          /** @description The node's name contains this. */
+                          name_contains?: string;
+                          /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                          name_matches?: string;
+                          /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                          role?: string;
+                        }
+                      | false;
+                  }
+                | {
+                    /** @description Run it again until `expect` holds, at most this many times (default 1), within the deadline. */
+                    attempts?: number;
+                    /** @description A shell command line, or argv (program and arguments). */
+                    command: string | string[];
+                    /** @description What the command must do; by default, exit 0. */
+                    expect?: {
+                      /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                      exit_code?: number | null;
+                      /** @description Compare the stdout and stderr expectations ignoring case. */
+                      ignore_case?: boolean;
+                      /** @description Standard error contains this. */
+                      stderr_contains?: string;
+                      /** @description Standard output contains this. */
+                      stdout_contains?: string;
+                      /** @description Standard output, without its trailing newlines, is exactly this. */
+                      stdout_equals?: string;
+                      /** @description Standard output matches this regular expression (RE2 syntax). */
+                      stdout_matches?: string;
+                    };
+                    /** @description Pause between attempts (default 500). */
+                    interval_ms?: number;
+                    /** @description The step's deadline in seconds (default 120); the whole setup's deadline bounds it too. */
+                    timeout_s?: number;
+                    /**
+                     * @description `command`: run a command and check its result.
+                     * @enum {string}
+                     */
+                    type: 'command';
+                  }
+                | {
+                    /** @description How long. */
+                    seconds: number;
+                    /**
+                     * @description `sleep`: wait.
+                     * @enum {string}
+                     */
+                    type: 'sleep';
+                  }
+              )[]
+            | null;
           /** @description Shell script run before recording and before a replay. `null` removes it. */
           setup_script?: string | null;
         };
@@ -1645,9 +2983,118 @@ export interface operations {
             category: string | null;
             /** @description When the task was created. */
             created_at: string | null;
-            /** @description Shell script whose exit code 0 means success (reward 1). */
-            grader: string | null;
-            /** @description The task has a grader script (a replay reports a reward). */
+            /** @description A shell script whose exit code 0 means success (reward 1), or a grader of checks (docs/evaluation.md). */
+            grader:
+              | (
+                  | string
+                  | {
+                      /** @description The checks, evaluated in order (each is reported). */
+                      checks: (
+                        | {
+                            /** @description A shell command line, or argv (program and arguments). */
+                            command: string | string[];
+                            /** @description What the command must do; by default, exit 0. */
+                            expect?: {
+                              /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                              exit_code?: number | null;
+                              /** @description Compare the stdout and stderr expectations ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description Standard error contains this. */
+                              stderr_contains?: string;
+                              /** @description Standard output contains this. */
+                              stdout_contains?: string;
+                              /** @description Standard output, without its trailing newlines, is exactly this. */
+                              stdout_equals?: string;
+                              /** @description Standard output matches this regular expression (RE2 syntax). */
+                              stdout_matches?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward is the number on the last line of stdout (0 to 1) instead of `score`; `expect` must still hold. */
+                            reward_from_stdout?: boolean;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /** @description The command's deadline in seconds (default 120; a timeout fails the check). */
+                            timeout_s?: number;
+                            /**
+                             * @description `command`: run a command; its result decides.
+                             * @enum {string}
+                             */
+                            type: 'command';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Pass when no node matches (a window was closed) instead. */
+                            absent?: boolean;
+                            /** @description A node of the window tree. */
+                            match: {
+                              /** @description The node's application (its window class on Linux). */
+                              app?: string;
+                              /** @description The node has (or has not) the keyboard focus. */
+                              focused?: boolean;
+                              /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description The node is named exactly this. */
+                              name?: string;
+                              /** @description The node's name contains this. */
+                              name_contains?: string;
+                              /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                              name_matches?: string;
+                              /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                              role?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `window`: a node of the window tree.
+                             * @enum {string}
+                             */
+                            type: 'window';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Its content contains this. */
+                            contains?: string;
+                            /** @description Its content, without trailing newlines, is exactly this. */
+                            equals?: string;
+                            /** @description The file exists (default true); `false`: pass when it does not. */
+                            exists?: boolean;
+                            /** @description Compare `equals`, `contains` and `matches` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The value `json_path` selects equals this JSON value. */
+                            json_equals?: unknown;
+                            /** @description The content is JSON and this JSONPath (`$.a.b[0]`) selects a value (the first, if several). */
+                            json_path?: string;
+                            /** @description Its content matches this regular expression (RE2 syntax). */
+                            matches?: string;
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The file (relative paths are in the VM user's home). */
+                            path: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `file`: a file in the VM.
+                             * @enum {string}
+                             */
+                            type: 'file';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                      )[];
+                      /**
+                       * @description `all` (default): the smallest reward; `any`: the largest; `weighted`: the mean weighted by `weight`.
+                       * @enum {unknown}
+                       */
+                      combine?: 'all' | 'any' | 'weighted';
+                    }
+                )
+              | null;
+            /** @description The task has a grader (a replay reports a reward). */
             has_grader: boolean;
             /** @description The screen recording (MP4) of the session is finalized. */
             has_recording: boolean;
@@ -1659,6 +3106,129 @@ export interface operations {
             phase: string | null;
             /** @description Where to download the MP4 recording; null until finalized. */
             recording_url: string | null;
+            /** @description Setup steps run after the setup script (docs/evaluation.md); null when none. */
+            setup:
+              | (
+                  | {
+                      /** @description An uploaded blob of the account (`POST /v1/blobs`), by its id. */
+                      blob?: string;
+                      /** @description Make the file executable (`chmod +x`). */
+                      executable?: boolean;
+                      /** @description Where to write it in the VM (relative paths are in the VM user's home); parents are created. */
+                      path: string;
+                      /** @description The SHA-256 the bytes must have (the file is removed and the step fails otherwise). */
+                      sha256?: string;
+                      /** @description The step's deadline in seconds (default 600); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `download`: put a URL or an uploaded blob into the VM.
+                       * @enum {string}
+                       */
+                      type: 'download';
+                      /** @description An `http` or `https` URL, fetched by the control plane (not the VM) and streamed in. */
+                      url?: string;
+                    }
+                  | {
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `launch`: start an app in the desktop session and wait for its window.
+                       * @enum {string}
+                       */
+                      type: 'launch';
+                      /** @description The window to wait for; default: any new top-level window. `false` returns once started. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description The file (relative paths are in the VM user's home), or a URL. */
+                      path: string;
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `open`: open a file with its default app (`xdg-open` on Linux, `open` on macOS).
+                       * @enum {string}
+                       */
+                      type: 'open';
+                      /** @description The window to wait for; default: a window whose name contains the file's name. `false` does not wait. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description Run it again until `expect` holds, at most this many times (default 1), within the deadline. */
+                      attempts?: number;
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description What the command must do; by default, exit 0. */
+                      expect?: {
+                        /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                        exit_code?: number | null;
+                        /** @description Compare the stdout and stderr expectations ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description Standard error contains this. */
+                        stderr_contains?: string;
+                        /** @description Standard output contains this. */
+                        stdout_contains?: string;
+                        /** @description Standard output, without its trailing newlines, is exactly this. */
+                        stdout_equals?: string;
+                        /** @description Standard output matches this regular expression (RE2 syntax). */
+                        stdout_matches?: string;
+                      };
+                      /** @description Pause between attempts (default 500). */
+                      interval_ms?: number;
+                      /** @description The step's deadline in seconds (default 120); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `command`: run a command and check its result.
+                       * @enum {string}
+                       */
+                      type: 'command';
+                    }
+                  | {
+                      /** @description How long. */
+                      seconds: number;
+                      /**
+                       * @description `sleep`: wait.
+                       * @enum {string}
+                       */
+                      type: 'sleep';
+                    }
+                )[]
+              | null;
             /** @description Shell script run before recording and before a replay. */
             setup_script: string | null;
             /** @description Recorded actions in the trajectory. */
@@ -1725,6 +3295,20 @@ export interface operations {
       };
       /** @description Every error response. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -1925,6 +3509,39 @@ export interface operations {
           'application/json': {
             /** @description When the replay was started. */
             created_at: string | null;
+            /** @description Each check of the grader and how it went, once completed; null without a grader. */
+            grade: {
+              /** @description Each check, in order. */
+              checks: {
+                /** @description `command`: the exit code. */
+                exit_code?: number;
+                /** @description Position of the check, from 0. */
+                index: number;
+                /** @description Why it passed or failed, for people. */
+                message: string;
+                /** @description The check’s label, if it has one. */
+                name?: string;
+                /** @description Whether it passed. */
+                passed: boolean;
+                /** @description What it earned (0 to 1). */
+                reward: number;
+                /** @description `command`: the end of its stdout (at most 2 KiB). */
+                stdout?: string;
+                /** @description The check kind. */
+                type: string;
+                /** @description Its weight (under `weighted`). */
+                weight: number;
+              }[];
+              /**
+               * @description How the checks were combined.
+               * @enum {unknown}
+               */
+              combine: 'all' | 'any' | 'weighted';
+              /** @description How long grading took. */
+              duration_ms: number;
+              /** @description The reward, in [0, 1]. */
+              reward: number;
+            } | null;
             /** @description The replay id (`rp-` and 32 hex digits). */
             id: string;
             /** @description Why the replay failed, for people. */
@@ -2364,6 +3981,39 @@ export interface operations {
           'application/json': {
             /** @description When the replay was started. */
             created_at: string | null;
+            /** @description Each check of the grader and how it went, once completed; null without a grader. */
+            grade: {
+              /** @description Each check, in order. */
+              checks: {
+                /** @description `command`: the exit code. */
+                exit_code?: number;
+                /** @description Position of the check, from 0. */
+                index: number;
+                /** @description Why it passed or failed, for people. */
+                message: string;
+                /** @description The check’s label, if it has one. */
+                name?: string;
+                /** @description Whether it passed. */
+                passed: boolean;
+                /** @description What it earned (0 to 1). */
+                reward: number;
+                /** @description `command`: the end of its stdout (at most 2 KiB). */
+                stdout?: string;
+                /** @description The check kind. */
+                type: string;
+                /** @description Its weight (under `weighted`). */
+                weight: number;
+              }[];
+              /**
+               * @description How the checks were combined.
+               * @enum {unknown}
+               */
+              combine: 'all' | 'any' | 'weighted';
+              /** @description How long grading took. */
+              duration_ms: number;
+              /** @description The reward, in [0, 1]. */
+              reward: number;
+            } | null;
             /** @description The replay id (`rp-` and 32 hex digits). */
             id: string;
             /** @description Why the replay failed, for people. */
@@ -4475,9 +6125,118 @@ export interface operations {
             category: string | null;
             /** @description When the task was created. */
             created_at: string | null;
-            /** @description Shell script whose exit code 0 means success (reward 1). */
-            grader: string | null;
-            /** @description The task has a grader script (a replay reports a reward). */
+            /** @description A shell script whose exit code 0 means success (reward 1), or a grader of checks (docs/evaluation.md). */
+            grader:
+              | (
+                  | string
+                  | {
+                      /** @description The checks, evaluated in order (each is reported). */
+                      checks: (
+                        | {
+                            /** @description A shell command line, or argv (program and arguments). */
+                            command: string | string[];
+                            /** @description What the command must do; by default, exit 0. */
+                            expect?: {
+                              /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                              exit_code?: number | null;
+                              /** @description Compare the stdout and stderr expectations ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description Standard error contains this. */
+                              stderr_contains?: string;
+                              /** @description Standard output contains this. */
+                              stdout_contains?: string;
+                              /** @description Standard output, without its trailing newlines, is exactly this. */
+                              stdout_equals?: string;
+                              /** @description Standard output matches this regular expression (RE2 syntax). */
+                              stdout_matches?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward is the number on the last line of stdout (0 to 1) instead of `score`; `expect` must still hold. */
+                            reward_from_stdout?: boolean;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /** @description The command's deadline in seconds (default 120; a timeout fails the check). */
+                            timeout_s?: number;
+                            /**
+                             * @description `command`: run a command; its result decides.
+                             * @enum {string}
+                             */
+                            type: 'command';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Pass when no node matches (a window was closed) instead. */
+                            absent?: boolean;
+                            /** @description A node of the window tree. */
+                            match: {
+                              /** @description The node's application (its window class on Linux). */
+                              app?: string;
+                              /** @description The node has (or has not) the keyboard focus. */
+                              focused?: boolean;
+                              /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description The node is named exactly this. */
+                              name?: string;
+                              /** @description The node's name contains this. */
+                              name_contains?: string;
+                              /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                              name_matches?: string;
+                              /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                              role?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `window`: a node of the window tree.
+                             * @enum {string}
+                             */
+                            type: 'window';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Its content contains this. */
+                            contains?: string;
+                            /** @description Its content, without trailing newlines, is exactly this. */
+                            equals?: string;
+                            /** @description The file exists (default true); `false`: pass when it does not. */
+                            exists?: boolean;
+                            /** @description Compare `equals`, `contains` and `matches` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The value `json_path` selects equals this JSON value. */
+                            json_equals?: unknown;
+                            /** @description The content is JSON and this JSONPath (`$.a.b[0]`) selects a value (the first, if several). */
+                            json_path?: string;
+                            /** @description Its content matches this regular expression (RE2 syntax). */
+                            matches?: string;
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The file (relative paths are in the VM user's home). */
+                            path: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `file`: a file in the VM.
+                             * @enum {string}
+                             */
+                            type: 'file';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                      )[];
+                      /**
+                       * @description `all` (default): the smallest reward; `any`: the largest; `weighted`: the mean weighted by `weight`.
+                       * @enum {unknown}
+                       */
+                      combine?: 'all' | 'any' | 'weighted';
+                    }
+                )
+              | null;
+            /** @description The task has a grader (a replay reports a reward). */
             has_grader: boolean;
             /** @description The screen recording (MP4) of the session is finalized. */
             has_recording: boolean;
@@ -4489,6 +6248,129 @@ export interface operations {
             phase: string | null;
             /** @description Where to download the MP4 recording; null until finalized. */
             recording_url: string | null;
+            /** @description Setup steps run after the setup script (docs/evaluation.md); null when none. */
+            setup:
+              | (
+                  | {
+                      /** @description An uploaded blob of the account (`POST /v1/blobs`), by its id. */
+                      blob?: string;
+                      /** @description Make the file executable (`chmod +x`). */
+                      executable?: boolean;
+                      /** @description Where to write it in the VM (relative paths are in the VM user's home); parents are created. */
+                      path: string;
+                      /** @description The SHA-256 the bytes must have (the file is removed and the step fails otherwise). */
+                      sha256?: string;
+                      /** @description The step's deadline in seconds (default 600); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `download`: put a URL or an uploaded blob into the VM.
+                       * @enum {string}
+                       */
+                      type: 'download';
+                      /** @description An `http` or `https` URL, fetched by the control plane (not the VM) and streamed in. */
+                      url?: string;
+                    }
+                  | {
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `launch`: start an app in the desktop session and wait for its window.
+                       * @enum {string}
+                       */
+                      type: 'launch';
+                      /** @description The window to wait for; default: any new top-level window. `false` returns once started. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description The file (relative paths are in the VM user's home), or a URL. */
+                      path: string;
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `open`: open a file with its default app (`xdg-open` on Linux, `open` on macOS).
+                       * @enum {string}
+                       */
+                      type: 'open';
+                      /** @description The window to wait for; default: a window whose name contains the file's name. `false` does not wait. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description Run it again until `expect` holds, at most this many times (default 1), within the deadline. */
+                      attempts?: number;
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description What the command must do; by default, exit 0. */
+                      expect?: {
+                        /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                        exit_code?: number | null;
+                        /** @description Compare the stdout and stderr expectations ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description Standard error contains this. */
+                        stderr_contains?: string;
+                        /** @description Standard output contains this. */
+                        stdout_contains?: string;
+                        /** @description Standard output, without its trailing newlines, is exactly this. */
+                        stdout_equals?: string;
+                        /** @description Standard output matches this regular expression (RE2 syntax). */
+                        stdout_matches?: string;
+                      };
+                      /** @description Pause between attempts (default 500). */
+                      interval_ms?: number;
+                      /** @description The step's deadline in seconds (default 120); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `command`: run a command and check its result.
+                       * @enum {string}
+                       */
+                      type: 'command';
+                    }
+                  | {
+                      /** @description How long. */
+                      seconds: number;
+                      /**
+                       * @description `sleep`: wait.
+                       * @enum {string}
+                       */
+                      type: 'sleep';
+                    }
+                )[]
+              | null;
             /** @description Shell script run before recording and before a replay. */
             setup_script: string | null;
             /** @description Recorded actions in the trajectory. */
@@ -4555,6 +6437,306 @@ export interface operations {
       };
       /** @description Every error response. */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  cuaCommand: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    /** @description One message of Cua's protocol. */
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A Cua command (`screenshot`, `left_click`, …) or one of its aliases. */
+          command: string;
+          /** @description The command's parameters. */
+          params?: {
+            [key: string]: unknown;
+          };
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description `data: {"success": true, …}` (or `false` with `error` and `code`): Cua's answer envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Cua's sentence: `Unknown command: X. Did you mean: …?` */
+            detail?: string;
+            /** @description A stable error code: `cua_unknown_command`, `invalid_request`, … */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  cuaCommands: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Alias → command. */
+            aliases: {
+              [key: string]: string;
+            };
+            /** @description Every command served, by name. */
+            commands: {
+              [key: string]: {
+                /** @description Other names of it. */
+                aliases?: string[];
+                /** @description Its parameters. */
+                params: {
+                  /** @description Always null (defaults are in docs/api.md). */
+                  default: null;
+                  /** @description The parameter. */
+                  name: string;
+                  /** @description true when the command needs it. */
+                  required: boolean;
+                }[];
+              };
+            };
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  connectCua: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Switching Protocols: JSON messages follow. */
+      101: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      426: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -5635,6 +7817,307 @@ export interface operations {
       };
       /** @description Every error response. */
       402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  gradeSandbox: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description At most 255 bytes. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    /** @description Exactly one of `grader` and `task_id`. */
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A shell script (exit 0 → reward 1) or a grader of checks. */
+          grader?:
+            | string
+            | {
+                /** @description The checks, evaluated in order (each is reported). */
+                checks: (
+                  | {
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description What the command must do; by default, exit 0. */
+                      expect?: {
+                        /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                        exit_code?: number | null;
+                        /** @description Compare the stdout and stderr expectations ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description Standard error contains this. */
+                        stderr_contains?: string;
+                        /** @description Standard output contains this. */
+                        stdout_contains?: string;
+                        /** @description Standard output, without its trailing newlines, is exactly this. */
+                        stdout_equals?: string;
+                        /** @description Standard output matches this regular expression (RE2 syntax). */
+                        stdout_matches?: string;
+                      };
+                      /** @description A label for people, shown with the check’s result. */
+                      name?: string;
+                      /** @description The reward is the number on the last line of stdout (0 to 1) instead of `score`; `expect` must still hold. */
+                      reward_from_stdout?: boolean;
+                      /** @description The reward the check earns when it passes (default 1). */
+                      score?: number;
+                      /** @description The command's deadline in seconds (default 120; a timeout fails the check). */
+                      timeout_s?: number;
+                      /**
+                       * @description `command`: run a command; its result decides.
+                       * @enum {string}
+                       */
+                      type: 'command';
+                      /** @description Its weight under `weighted` (default 1). */
+                      weight?: number;
+                    }
+                  | {
+                      /** @description Pass when no node matches (a window was closed) instead. */
+                      absent?: boolean;
+                      /** @description A node of the window tree. */
+                      match: {
+                        /** @description The node's application (its window class on Linux). */
+                        app?: string;
+                        /** @description The node has (or has not) the keyboard focus. */
+                        focused?: boolean;
+                        /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description The node is named exactly this. */
+                        name?: string;
+                        /** @description The node's name contains this. */
+                        name_contains?: string;
+                        /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                        name_matches?: string;
+                        /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                        role?: string;
+                      };
+                      /** @description A label for people, shown with the check’s result. */
+                      name?: string;
+                      /** @description The reward the check earns when it passes (default 1). */
+                      score?: number;
+                      /**
+                       * @description `window`: a node of the window tree.
+                       * @enum {string}
+                       */
+                      type: 'window';
+                      /** @description Its weight under `weighted` (default 1). */
+                      weight?: number;
+                    }
+                  | {
+                      /** @description Its content contains this. */
+                      contains?: string;
+                      /** @description Its content, without trailing newlines, is exactly this. */
+                      equals?: string;
+                      /** @description The file exists (default true); `false`: pass when it does not. */
+                      exists?: boolean;
+                      /** @description Compare `equals`, `contains` and `matches` ignoring case. */
+                      ignore_case?: boolean;
+                      /** @description The value `json_path` selects equals this JSON value. */
+                      json_equals?: unknown;
+                      /** @description The content is JSON and this JSONPath (`$.a.b[0]`) selects a value (the first, if several). */
+                      json_path?: string;
+                      /** @description Its content matches this regular expression (RE2 syntax). */
+                      matches?: string;
+                      /** @description A label for people, shown with the check’s result. */
+                      name?: string;
+                      /** @description The file (relative paths are in the VM user's home). */
+                      path: string;
+                      /** @description The reward the check earns when it passes (default 1). */
+                      score?: number;
+                      /**
+                       * @description `file`: a file in the VM.
+                       * @enum {string}
+                       */
+                      type: 'file';
+                      /** @description Its weight under `weighted` (default 1). */
+                      weight?: number;
+                    }
+                )[];
+                /**
+                 * @description `all` (default): the smallest reward; `any`: the largest; `weighted`: the mean weighted by `weight`.
+                 * @enum {unknown}
+                 */
+                combine?: 'all' | 'any' | 'weighted';
+              };
+          /** @description A task of the account (account key): its setup (script, then steps) or its grader. */
+          task_id?: string;
+          /** @description The deadline of the whole grading, in seconds (default 600, at most 3600). */
+          timeout_s?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Each check, in order. */
+            checks: {
+              /** @description `command`: the exit code. */
+              exit_code?: number;
+              /** @description Position of the check, from 0. */
+              index: number;
+              /** @description Why it passed or failed, for people. */
+              message: string;
+              /** @description The check’s label, if it has one. */
+              name?: string;
+              /** @description Whether it passed. */
+              passed: boolean;
+              /** @description What it earned (0 to 1). */
+              reward: number;
+              /** @description `command`: the end of its stdout (at most 2 KiB). */
+              stdout?: string;
+              /** @description The check kind. */
+              type: string;
+              /** @description Its weight (under `weighted`). */
+              weight: number;
+            }[];
+            /**
+             * @description How the checks were combined.
+             * @enum {unknown}
+             */
+            combine: 'all' | 'any' | 'weighted';
+            /** @description How long grading took. */
+            duration_ms: number;
+            /** @description The reward, in [0, 1]. */
+            reward: number;
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -8286,6 +10769,325 @@ export interface operations {
       };
       /** @description Every error response. */
       502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  setupSandbox: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description At most 255 bytes. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    /** @description Exactly one of `steps` and `task_id`. */
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Setup steps, run in order; the first that fails stops the setup. */
+          steps?: (
+            | {
+                /** @description An uploaded blob of the account (`POST /v1/blobs`), by its id. */
+                blob?: string;
+                /** @description Make the file executable (`chmod +x`). */
+                executable?: boolean;
+                /** @description Where to write it in the VM (relative paths are in the VM user's home); parents are created. */
+                path: string;
+                /** @description The SHA-256 the bytes must have (the file is removed and the step fails otherwise). */
+                sha256?: string;
+                /** @description The step's deadline in seconds (default 600); the whole setup's deadline bounds it too. */
+                timeout_s?: number;
+                /**
+                 * @description `download`: put a URL or an uploaded blob into the VM.
+                 * @enum {string}
+                 */
+                type: 'download';
+                /** @description An `http` or `https` URL, fetched by the control plane (not the VM) and streamed in. */
+                url?: string;
+              }
+            | {
+                /** @description A shell command line, or argv (program and arguments). */
+                command: string | string[];
+                /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                timeout_s?: number;
+                /**
+                 * @description `launch`: start an app in the desktop session and wait for its window.
+                 * @enum {string}
+                 */
+                type: 'launch';
+                /** @description The window to wait for; default: any new top-level window. `false` returns once started. */
+                wait_for?:
+                  | {
+                      /** @description The node's application (its window class on Linux). */
+                      app?: string;
+                      /** @description The node has (or has not) the keyboard focus. */
+                      focused?: boolean;
+                      /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                      ignore_case?: boolean;
+                      /** @description The node is named exactly this. */
+                      name?: string;
+                      /** @description The node's name contains this. */
+                      name_contains?: string;
+                      /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                      name_matches?: string;
+                      /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                      role?: string;
+                    }
+                  | false;
+              }
+            | {
+                /** @description The file (relative paths are in the VM user's home), or a URL. */
+                path: string;
+                /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                timeout_s?: number;
+                /**
+                 * @description `open`: open a file with its default app (`xdg-open` on Linux, `open` on macOS).
+                 * @enum {string}
+                 */
+                type: 'open';
+                /** @description The window to wait for; default: a window whose name contains the file's name. `false` does not wait. */
+                wait_for?:
+                  | {
+                      /** @description The node's application (its window class on Linux). */
+                      app?: string;
+                      /** @description The node has (or has not) the keyboard focus. */
+                      focused?: boolean;
+                      /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                      ignore_case?: boolean;
+                      /** @description The node is named exactly this. */
+                      name?: string;
+                      /** @description The node's name contains this. */
+                      name_contains?: string;
+                      /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                      name_matches?: string;
+                      /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                      role?: string;
+                    }
+                  | false;
+              }
+            | {
+                /** @description Run it again until `expect` holds, at most this many times (default 1), within the deadline. */
+                attempts?: number;
+                /** @description A shell command line, or argv (program and arguments). */
+                command: string | string[];
+                /** @description What the command must do; by default, exit 0. */
+                expect?: {
+                  /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                  exit_code?: number | null;
+                  /** @description Compare the stdout and stderr expectations ignoring case. */
+                  ignore_case?: boolean;
+                  /** @description Standard error contains this. */
+                  stderr_contains?: string;
+                  /** @description Standard output contains this. */
+                  stdout_contains?: string;
+                  /** @description Standard output, without its trailing newlines, is exactly this. */
+                  stdout_equals?: string;
+                  /** @description Standard output matches this regular expression (RE2 syntax). */
+                  stdout_matches?: string;
+                };
+                /** @description Pause between attempts (default 500). */
+                interval_ms?: number;
+                /** @description The step's deadline in seconds (default 120); the whole setup's deadline bounds it too. */
+                timeout_s?: number;
+                /**
+                 * @description `command`: run a command and check its result.
+                 * @enum {string}
+                 */
+                type: 'command';
+              }
+            | {
+                /** @description How long. */
+                seconds: number;
+                /**
+                 * @description `sleep`: wait.
+                 * @enum {string}
+                 */
+                type: 'sleep';
+              }
+          )[];
+          /** @description A task of the account (account key): its setup (script, then steps) or its grader. */
+          task_id?: string;
+          /** @description The deadline of the whole setup, in seconds (default 600, at most 3600). */
+          timeout_s?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description How long the setup took. */
+            duration_ms: number;
+            /** @description The index of the step that failed; null when none did. */
+            failed_step: number | null;
+            /** @description What happened (which step failed and why), for people. */
+            message: string;
+            /**
+             * @description `completed` when every step succeeded.
+             * @enum {unknown}
+             */
+            status: 'completed' | 'failed';
+            /** @description Each step, in order. */
+            steps: {
+              /** @description `command`: how many times it ran. */
+              attempts?: number;
+              /** @description `download`: bytes written. */
+              bytes?: number;
+              /** @description How long it took. */
+              duration_ms: number;
+              /** @description `command`: the exit code of its last run. */
+              exit_code?: number;
+              /** @description Position of the step, from 0. */
+              index: number;
+              /** @description What happened, for people (why it failed). */
+              message?: string;
+              /**
+               * @description `ok`, `failed` (the setup stops here) or `skipped` (not reached).
+               * @enum {unknown}
+               */
+              status: 'ok' | 'failed' | 'skipped';
+              /** @description The step kind. */
+              type: string;
+              /** @description `launch`, `open`: the name of the window that was waited for. */
+              window?: string;
+            }[];
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
