@@ -210,6 +210,8 @@ describe('pause and resume', () => {
       ['POST', 'fork', { count: 1 }],
       ['POST', 'recording/start', {}],
       ['GET', 'display/windows'],
+      ['POST', 'setup', { steps: [{ type: 'sleep', seconds: 0 }] }],
+      ['POST', 'grade', { grader: 'true' }],
     ];
     for (const [method, path, body] of calls) {
       const answer = await s.call(key, method as 'GET', `/v1/sandboxes/${id}/${path}`, body);
@@ -251,6 +253,9 @@ describe('pause and resume', () => {
     await waitFor(async () => (await sandbox(account, id))?.spec.paused === false, 'the wish put back');
     expect((await sandbox(account, id))?.status?.phase).toBe('running');
     expect((await s.call(key, 'POST', `/v1/sandboxes/${id}/exec`, { command: 'true' })).statusCode).toBe(200);
+    // The failed wish is not retried behind the caller's back: the VM was never paused.
+    const paused = (await sandbox(account, id))?.status?.conditions?.find((c) => c.type === 'Paused');
+    expect(paused).toMatchObject({ status: 'False', reason: 'pause_failed' });
   });
 
   it('is not reaped while paused (ephemeral); its idle clock starts again at the resume', async () => {

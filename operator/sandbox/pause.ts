@@ -6,7 +6,7 @@
 // is thrown and retried.
 import type { Sandbox, SandboxStatus, VM } from '../../crds/index.ts';
 import { DriverError } from '../../hosts/driver.ts';
-import { ConditionTypes, Reasons, type ConditionInput } from '../conditions.ts';
+import { ConditionTypes, findCondition, Reasons, type ConditionInput } from '../conditions.ts';
 import { sandboxKeyOf, type OperatorContext } from '../context.ts';
 import { isUnreachable } from '../mini/hosts.ts';
 import { sandboxPhase, patchSandboxStatus } from './status.ts';
@@ -19,9 +19,21 @@ export function pausedCondition(status: 'True' | 'False', reason: string, messag
 export async function settlePause(ctx: OperatorContext, sb: Sandbox, vm: VM): Promise<Sandbox> {
   const phase = sandboxPhase(sb);
   const want = sb.spec.paused === true;
-  if (phase === 'running' && want) return act(ctx, sb, vm, 'pause');
-  if (phase === 'paused' && !want) return act(ctx, sb, vm, 'resume');
+  if (phase === 'running' && want && !failedAlready(sb, Reasons.PauseFailed)) return act(ctx, sb, vm, 'pause');
+  if (phase === 'paused' && !want && !failedAlready(sb, Reasons.ResumeFailed))
+    return act(ctx, sb, vm, 'resume');
   return sb;
+}
+
+/**
+ * This wish (the spec's generation) already failed: not tried again until a new one. Else the
+ * reconcile that the failure's own status write brings would retry it while the API puts the wish
+ * back, and a pause the caller was told failed could still happen.
+ */
+function failedAlready(sb: Sandbox, failure: string): boolean {
+  const cond = findCondition(sb.status?.conditions, ConditionTypes.Paused);
+  const generation = sb.metadata.generation;
+  return cond?.reason === failure && generation !== undefined && sb.status?.observedGeneration === generation;
 }
 
 async function act(ctx: OperatorContext, sb: Sandbox, vm: VM, event: 'pause' | 'resume'): Promise<Sandbox> {
