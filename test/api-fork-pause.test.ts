@@ -212,6 +212,7 @@ describe('pause and resume', () => {
       ['GET', 'display/windows'],
       ['POST', 'setup', { steps: [{ type: 'sleep', seconds: 0 }] }],
       ['POST', 'grade', { grader: 'true' }],
+      ['POST', 'cua/cmd', { command: 'get_screen_size' }],
     ];
     for (const [method, path, body] of calls) {
       const answer = await s.call(key, method as 'GET', `/v1/sandboxes/${id}/${path}`, body);
