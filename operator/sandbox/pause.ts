@@ -19,7 +19,8 @@ export function pausedCondition(status: 'True' | 'False', reason: string, messag
 export async function settlePause(ctx: OperatorContext, sb: Sandbox, vm: VM): Promise<Sandbox> {
   const phase = sandboxPhase(sb);
   const want = sb.spec.paused === true;
-  if (phase === 'running' && want && !failedAlready(sb, Reasons.PauseFailed)) return act(ctx, sb, vm, 'pause');
+  if (phase === 'running' && want && !failedAlready(sb, Reasons.PauseFailed))
+    return act(ctx, sb, vm, 'pause');
   if (phase === 'paused' && !want && !failedAlready(sb, Reasons.ResumeFailed))
     return act(ctx, sb, vm, 'resume');
   return sb;
