@@ -292,7 +292,7 @@ export function runDriverSuite(o: DriverSuiteOptions): void {
       await host.createVm(vm('p'));
       await host.startVm('p');
       if (driver.unsupported?.pause !== undefined) {
-        await expect(host.pauseVm('p')).rejects.toMatchObject({ code: 'unsupported' });
+        await expect(host.pauseVm('p')).rejects.toMatchObject({ code: 'not_supported' });
         return;
       }
       await host.pauseVm('p');

@@ -41,7 +41,7 @@ async function refuseUnsupported(ctx: ApiContext, sandbox: Sandbox): Promise<voi
   const why = mini ? ctx.drivers[mini.spec.driver]?.unsupported?.pause : undefined;
   if (why !== undefined) {
     throw new ApiError(
-      'not_supported',
+      'feature_not_supported',
       `Pause is not supported on ${mini!.metadata.name} (${mini!.spec.driver} driver): ${why}.`,
     );
   }

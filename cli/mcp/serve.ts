@@ -9,6 +9,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Client } from '../../sdk/typescript/src/index.ts';
 import { registerForkPauseTools } from './fork-pause-tools.ts';
+import { registerStreamTools } from './stream-tools.ts';
 import { registerSandbayTools } from './tools.ts';
 
 export const MCP_PATH = '/mcp';
@@ -17,6 +18,7 @@ export function buildMcpServer(client: Client, version: string): McpServer {
   const server = new McpServer({ name: 'sandbay', version });
   registerSandbayTools(server, client);
   registerForkPauseTools(server, client);
+  registerStreamTools(server, client);
   return server;
 }
 

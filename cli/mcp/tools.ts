@@ -7,11 +7,11 @@ import { z } from 'zod';
 import type { Client } from '../../sdk/typescript/src/index.ts';
 import { guarded, text } from './tool-results.ts';
 
-const sandboxId = z.string().describe('The sandbox id (sb-…), from create_sandbox or list_sandboxes');
+export const sandboxId = z.string().describe('The sandbox id (sb-…), from create_sandbox or list_sandboxes');
 const coord = z.number().int().min(0).max(65535);
 const button = z.enum(['left', 'right']).optional().describe('Default left');
 
-function base64(bytes: Uint8Array): string {
+export function base64(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }
 

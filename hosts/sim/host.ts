@@ -326,11 +326,13 @@ export class SimHost implements Host {
     vm.state = 'stopped';
     vm.paused = false;
     stopAll(vm.guest?.recordings, this.ctx.clock.now());
+    vm.guest?.network.powerOff();
   }
 
   #discard(vm: SimVm): void {
     vm.state = 'stopped';
     vm.paused = false;
+    vm.guest?.network.powerOff();
     this.#vms.delete(vm.name);
   }
 

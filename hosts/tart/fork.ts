@@ -15,12 +15,12 @@ import { shellQuote } from '../linux/ssh-client.ts';
 import { vmDirWord, type Mac } from './mac.ts';
 import { tartError } from './tart-errors.ts';
 
-/** Why a Mac's VMs cannot be paused (the API answers it with 501 `not_supported`). */
+/** Why a Mac's VMs cannot be paused (the API answers it with 501 `feature_not_supported`). */
 export const PAUSE_UNSUPPORTED =
   'the tart driver starts VMs without --suspendable, and `tart suspend` (what a pause of a Mac VM is) needs it';
 
 export function pauseUnsupported(): DriverError {
-  return new DriverError('unsupported', PAUSE_UNSUPPORTED, 'tart suspend');
+  return new DriverError('not_supported', PAUSE_UNSUPPORTED, 'tart suspend');
 }
 
 /**
