@@ -200,6 +200,7 @@ describe('over stdio', () => {
       width: 1280,
       height: 800,
       scale: 1,
+      platform: 'macos',
     });
   });
 
