@@ -58,6 +58,8 @@ import { recordingRoutes } from './routes/recordings.ts';
 import { reservationRoutes } from './routes/reservations.ts';
 import { isOccupied } from './services/reservations.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
+import { forkRoutes } from './routes/forks.ts';
+import { pauseRoutes } from './routes/pauses.ts';
 import { screenshotRoutes } from './routes/screenshots.ts';
 import { snapshotRoutes } from './routes/snapshots.ts';
 import { taskRoutes } from './routes/tasks.ts';
@@ -298,6 +300,8 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   await app.register(reservationRoutes, routeOpts);
   await app.register(platformRoutes, routeOpts);
   await app.register(sandboxRoutes, routeOpts);
+  await app.register(forkRoutes, routeOpts);
+  await app.register(pauseRoutes, routeOpts);
   await app.register(viewerTokenRoutes, routeOpts);
   await app.register(execRoutes, routeOpts);
   await app.register(execAxRoutes, routeOpts);

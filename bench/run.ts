@@ -29,6 +29,7 @@ export const BENCHES: Record<string, string[]> = {
   evaluation: [],
   'evaluation-run': [],
   'mixed-load': ['--expose-gc'],
+  fork: [],
   streams: [],
   'hostile-tenant': [],
   'client-view': [],

@@ -8,7 +8,7 @@ import { doc, DateTime, MacModelSchema, StatusBase, resourceSchema, type KindDef
 export const SANDBOX_ID_BODY = 'sb-[0-9a-f]{32}';
 export const SANDBOX_ID_PATTERN = `^${SANDBOX_ID_BODY}$`;
 export const SANDBOX_ID = new RegExp(SANDBOX_ID_PATTERN);
-export const SANDBOX_PHASES = ['pending', 'booting', 'running', 'completing', 'failed'] as const;
+export const SANDBOX_PHASES = ['pending', 'booting', 'running', 'paused', 'completing', 'failed'] as const;
 export type SandboxPhase = (typeof SANDBOX_PHASES)[number];
 
 /** Smallest sandbox (spec, Limits). */
@@ -51,6 +51,14 @@ export const SandboxSpec = Type.Object(
       'user: true opts into the idle reaper (about 2 minutes without activity).',
       Type.Boolean({ default: false }),
     ),
+    forkOf: doc(
+      "API: a fork (POST …/fork): the name of the account's sandbox whose disk this one starts from, copied as it is when this sandbox's VM is made.",
+      Type.Optional(Type.String({ pattern: SANDBOX_ID_PATTERN })),
+    ),
+    paused: doc(
+      'user: true pauses the sandbox (its VM frozen where it is, its memory kept, no CPU used); false or absent runs it.',
+      Type.Optional(Type.Boolean()),
+    ),
   },
   { additionalProperties: false },
 );
@@ -59,7 +67,7 @@ export type SandboxSpec = Static<typeof SandboxSpec>;
 export const SandboxStatus = Type.Object({
   ...StatusBase,
   phase: doc(
-    'reconciler: `pending` (not placed yet), `booting`, `running`, `completing` (reservation ended, cleanup running), `failed`.',
+    'reconciler: `pending` (not placed yet), `booting`, `running`, `paused` (its VM frozen, as `spec.paused` asks), `completing` (reservation ended, cleanup running), `failed`.',
     Type.Optional(Type.Enum([...SANDBOX_PHASES])),
   ),
   boot: doc(
@@ -94,6 +102,7 @@ export const SandboxStatus = Type.Object({
     "reconciler: a pool sandbox's price per started hour, kept from its placement.",
     Type.Optional(Type.Integer({ minimum: 0 })),
   ),
+  pausedAt: doc('reconciler: when the sandbox was paused; absent while it runs.', Type.Optional(DateTime)),
   ranAt: doc(
     'reconciler: when the sandbox first ran; a pool sandbox that ends without it gets back what it paid.',
     Type.Optional(DateTime),

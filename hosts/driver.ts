@@ -46,6 +46,11 @@ export interface VmInfo {
   cpu: number;
   memoryGiB: number;
   state: VmRunState;
+  /**
+   * A running VM that is paused (`pauseVm`): frozen where it is, its memory kept. It still holds its
+   * cores and memory on the Mac, so `state` stays `running`.
+   */
+  paused?: boolean;
   /** The VM's address once running (linux driver: its own 127.0.x.y). */
   ip?: string;
 }
@@ -75,12 +80,34 @@ export interface Host {
   exportDelta(name: string, file: string): Promise<DeltaInfo>;
   /** Applies a disk delta archive onto a stopped VM cloned from the delta's base image. */
   importDelta(name: string, file: string): Promise<void>;
+  /**
+   * Makes `spec.name` (a VM of that name is discarded first) a stopped VM of `spec.image` whose disk
+   * is `source`'s disk as it is now, `source` being a VM of this host on the same image. A running
+   * `source` is held still while its disk is copied, so the copy is one instant, and keeps running.
+   * Only the disk is copied: the fork boots like any cold VM.
+   */
+  forkVm(source: string, spec: VmCreateSpec): Promise<VmInfo>;
+  /**
+   * Freezes a running VM where it is: none of its processes runs (no CPU), its memory is kept, and
+   * `resumeVm` lets it go on as if no time had passed. Pausing a paused VM does nothing. A driver
+   * that cannot pause throws `unsupported` (and names the reason in `Driver.unsupported`).
+   */
+  pauseVm(name: string): Promise<void>;
+  /** Lets a paused VM run on; resuming a VM that is not paused does nothing. */
+  resumeVm(name: string): Promise<void>;
   /** Data-plane access to a running VM. */
   guest(name: string): Guest;
 }
 
+/** What a driver cannot do on its hosts at all, each with the reason the API answers (501). */
+export interface Unsupported {
+  pause?: string;
+}
+
 export interface Driver {
   readonly kind: DriverKind;
+  /** Operations none of this driver's hosts can do, refused by name before anything is written. */
+  readonly unsupported?: Unsupported;
   host(ref: HostRef): Host;
   /** Stops every process and connection the driver started. */
   close(): Promise<void>;

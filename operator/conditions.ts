@@ -68,6 +68,12 @@ export const ConditionTypes = {
   RoomForVMs: 'RoomForVMs',
   /** VM: the boot for the current claim finished (True) or failed (False, reason = failure code). */
   Booted: 'Booted',
+  /**
+   * Sandbox: its VM is paused as `spec.paused` asks (True), runs as asked (False, reason Running), or
+   * the last pause or resume failed (False, reason `pause_failed` / `resume_failed`, for the spec
+   * generation in `status.observedGeneration`).
+   */
+  Paused: 'Paused',
 } as const;
 
 /** Reasons written into conditions. */
@@ -107,6 +113,10 @@ export const Reasons = {
   Booted: 'Booted',
   BootFailed: 'BootFailed',
   Running: 'Running',
+  // Sandbox pause (the API answers these codes)
+  Paused: 'Paused',
+  PauseFailed: 'pause_failed',
+  ResumeFailed: 'resume_failed',
 } as const;
 
 /**
@@ -130,6 +140,16 @@ export const SANDBOX_FAILURES = {
   snapshot_apply_failed: { status: 502, summary: 'the snapshot could not be applied' },
   /** The VM restored from the snapshot did not start. */
   snapshot_startup_failed: { status: 502, summary: 'the restored VM did not start' },
+  /** A fork's source sandbox was deleted, paused or failed before its disk was copied. */
+  fork_source_unavailable: {
+    status: 409,
+    summary: 'the sandbox to fork is not running (deleted, paused or failed) so its disk cannot be copied',
+  },
+  /** The source's disk could not be copied to the fork's VM, or the fork did not start. */
+  fork_failed: {
+    status: 502,
+    summary: "the source's disk could not be copied to the fork, or the fork did not start",
+  },
 } as const satisfies Record<string, { status: number; summary: string }>;
 
 export type SandboxFailureCode = keyof typeof SANDBOX_FAILURES;

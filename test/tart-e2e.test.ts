@@ -194,6 +194,47 @@ describe('sandbay on the tart driver with two emulated Macs', () => {
     expect(whoami).toBe('admin');
   });
 
+  it(
+    'forks a sandbox on its Mac (tart clone of the running VM, flushed first)',
+    { timeout: 300_000 },
+    async () => {
+      await exec(first.id, 'mkdir -p work && echo before-fork > work/fork.txt');
+      let last = '';
+      const forked = await waitFor(
+        async () => {
+          const r = await api('POST', `/v1/sandboxes/${first.id}/fork`, { count: 1 });
+          last = `${r.status} ${r.bytes.toString()}`;
+          // The Mac's second VM may still be cloning after the warm create: 503 no_warm_vm meanwhile.
+          return r.status === 201 ? json(r) : r.status === 503 ? undefined : Promise.reject(new Error(last));
+        },
+        'a fork',
+        120_000,
+      );
+      const [fork] = forked.sandboxes as {
+        sandbox_id: string;
+        host: string;
+        fork_of: string;
+        boot: string;
+      }[];
+      expect(fork).toMatchObject({ host: first.mini, fork_of: first.id, boot: 'cold' });
+      expect(await exec(fork!.sandbox_id, 'cat work/fork.txt')).toMatchObject({ stdout: 'before-fork\n' });
+      // The source runs on, with its own disk.
+      await exec(fork!.sandbox_id, 'echo fork-only > work/fork.txt');
+      expect(await exec(first.id, 'cat work/fork.txt')).toMatchObject({ stdout: 'before-fork\n' });
+      expect((await api('DELETE', `/v1/sandboxes/${fork!.sandbox_id}`)).status).toBe(204);
+    },
+  );
+
+  it('refuses pause on a Mac by name, with the reason, writing nothing', async () => {
+    const r = await api('POST', `/v1/sandboxes/${first.id}/pause`);
+    expect(r.status).toBe(501);
+    expect(json(r)).toMatchObject({ error: 'feature_not_supported' });
+    expect(json(r).message).toMatch(/tart driver.*--suspendable/);
+    const sb = (await stack.store.get<Sandbox>({ kind: 'Sandbox', namespace: 'mac', name: first.id }))!;
+    expect(sb.spec.paused).toBeUndefined();
+    expect((await exec(first.id, 'echo still')).stdout).toBe('still\n');
+  });
+
   it('streams an exec, forwards a port and carries the clipboard, each through the Mac', async () => {
     // The exec stream: the channel protocol's frames, the exit code in the status frame.
     const ws = new WebSocket(

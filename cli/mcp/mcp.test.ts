@@ -92,6 +92,7 @@ describe('over stdio', () => {
         'drag',
         'exec',
         'exec_stream',
+        'fork_sandbox',
         'get_clipboard',
         'grade_sandbox',
         'hotkey',
@@ -99,9 +100,11 @@ describe('over stdio', () => {
         'list_reservations',
         'list_sandboxes',
         'move',
+        'pause_sandbox',
         'port_url',
         'read_file',
         'reserve',
+        'resume_sandbox',
         'screenshot',
         'scroll',
         'set_clipboard',
@@ -197,6 +200,7 @@ describe('over stdio', () => {
       width: 1280,
       height: 800,
       scale: 1,
+      platform: 'macos',
     });
   });
 
@@ -344,6 +348,26 @@ describe('over stdio', () => {
       expect(res.status).toBe(401);
     });
   });
+
+  it('fork_sandbox, pause_sandbox and resume_sandbox', async () => {
+    await sdk.sandbox(id).uploadBytes('forked', 'fork.txt');
+    const forked = await call(stdio, 'fork_sandbox', { sandbox_id: id, count: 1 });
+    const [fork] = forked.value as { sandbox_id: string; fork_of: string }[];
+    expect(fork).toMatchObject({ fork_of: id });
+    expect(new TextDecoder().decode(await sdk.sandbox(fork!.sandbox_id).downloadBytes('fork.txt'))).toBe(
+      'forked',
+    );
+    await sdk.sandbox(fork!.sandbox_id).delete();
+    expect((await call(stdio, 'pause_sandbox', { sandbox_id: id })).value).toMatchObject({ state: 'paused' });
+    const refused = await call(stdio, 'exec', { sandbox_id: id, command: 'true' });
+    expect([refused.result.isError, refused.value]).toEqual([
+      true,
+      expect.stringMatching(/^sandbox_paused \(409\)/),
+    ]);
+    expect((await call(stdio, 'resume_sandbox', { sandbox_id: id })).value).toMatchObject({
+      state: 'running',
+    });
+  }, 300_000);
 
   it('delete_sandbox', async () => {
     expect((await call(stdio, 'delete_sandbox', { sandbox_id: id })).value).toBe(`deleted ${id}`);

@@ -6,7 +6,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Client } from '../../sdk/typescript/src/index.ts';
-import { base64, guarded, sandboxId, text } from './tools.ts';
+import { guarded, text } from './tool-results.ts';
+import { base64, sandboxId } from './tools.ts';
 
 export function registerStreamTools(server: McpServer, client: Client): void {
   const sb = (id: string) => client.sandbox(id);

@@ -119,6 +119,14 @@ export class SimDisk {
     return Readable.from([Buffer.concat(blocks)]);
   }
 
+  /** A copy of this disk (a fork's): file contents are shared, never written in place. */
+  copy(): SimDisk {
+    const out = new SimDisk();
+    for (const d of this.dirs) out.dirs.add(d);
+    for (const [p, data] of this.files) out.files.set(p, data);
+    return out;
+  }
+
   /** Bytes held, for the driver's memory accounting and `du`. */
   bytes(): number {
     let n = 0;

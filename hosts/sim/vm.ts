@@ -30,6 +30,8 @@ export class SimVm {
   cpu: number;
   memoryGiB: number;
   state: SimVmState = 'stopped';
+  /** A running VM frozen by `pauseVm`: it holds its resources and answers no guest call. */
+  paused = false;
   ip: string | undefined;
   disk: SimDisk | undefined;
   guest: GuestState | undefined;
@@ -67,6 +69,7 @@ export class SimVm {
       cpu: this.cpu,
       memoryGiB: this.memoryGiB,
       state: running ? 'running' : 'stopped',
+      ...(running && this.paused && { paused: true }),
       ...(running && this.ip !== undefined && { ip: this.ip }),
     };
   }

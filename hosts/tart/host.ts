@@ -15,6 +15,7 @@ import {
 import { shellQuote } from '../linux/ssh-client.ts';
 import { validateCreate, validateSize } from '../linux/vm-spec.ts';
 import { exportDelta, importDelta, PRISTINE_FILE } from './delta.ts';
+import { cloneForFork, pauseUnsupported } from './fork.ts';
 import { TartGuest, type RunningVm } from './guest.ts';
 import { tartLine, vmDirWord, type Mac } from './mac.ts';
 import { tartError, unexpectedOutput } from './tart-errors.ts';
@@ -160,13 +161,7 @@ export class TartHost implements Host {
     validateCreate(spec, this.#profile);
     await this.#discard(spec.name);
     await this.#mac.tart(['clone', spec.image, spec.name], 600_000);
-    await this.#mac.tart([
-      'set',
-      spec.name,
-      ...sizeArgs(spec),
-      '--display',
-      `${DISPLAY.width}x${DISPLAY.height}px`,
-    ]);
+    await this.#mac.tart(['set', spec.name, ...setArgs(spec)]);
     await this.#mac
       .sh(
         `printf '%s\\n' ${shellQuote(spec.image)} > ${vmDirWord(spec.name)}/${IMAGE_FILE} && ` +
@@ -307,17 +302,36 @@ export class TartHost implements Host {
    */
   async exportDelta(name: string, file: string): Promise<DeltaInfo> {
     const vm = await this.#require(name);
-    if (vm.state === 'running') {
-      const r = await this.guest(name).exec('sync', { timeoutMs: 60_000 });
-      if (r.return_code !== 0) {
-        throw new DriverError(
-          'command_failed',
-          `sync in ${name} before its delta: ${r.stderr.trim()}`,
-          'sync',
-        );
-      }
-    }
+    if (vm.state === 'running') await this.#flush(name, 'its delta');
     return exportDelta(this.#mac, name, vm.image, file);
+  }
+
+  /** A running guest's writes reach its disk (`sync`): a copy is then what a power cut would leave. */
+  async #flush(name: string, before: string): Promise<void> {
+    const r = await this.guest(name).exec('sync', { timeoutMs: 60_000 });
+    if (r.return_code !== 0) {
+      throw new DriverError('command_failed', `sync in ${name} before ${before}: ${r.stderr.trim()}`, 'sync');
+    }
+  }
+
+  /** `tart clone` of the source, flushed first when it runs (fork.ts). */
+  async forkVm(source: string, spec: VmCreateSpec): Promise<VmInfo> {
+    validateCreate(spec, this.#profile);
+    const from = await this.#require(source);
+    if (from.image !== spec.image)
+      throw new DriverError('invalid_argument', `VM ${source} runs ${from.image}, not ${spec.image}`);
+    await this.#discard(spec.name);
+    if (from.state === 'running') await this.#flush(source, 'its fork');
+    await cloneForFork(this.#mac, source, spec, setArgs(spec), IMAGE_FILE);
+    return { name: spec.name, image: spec.image, cpu: spec.cpu, memoryGiB: spec.memoryGiB, state: 'stopped' };
+  }
+
+  pauseVm(): Promise<void> {
+    return Promise.reject(pauseUnsupported());
+  }
+
+  resumeVm(): Promise<void> {
+    return Promise.reject(pauseUnsupported());
   }
 
   async importDelta(name: string, file: string): Promise<void> {
@@ -345,6 +359,11 @@ export class TartHost implements Host {
 
 function sizeArgs(size: { cpu: number; memoryGiB: number }): string[] {
   return ['--cpu', String(size.cpu), '--memory', String(size.memoryGiB * 1024)];
+}
+
+/** A fresh VM's settings: its size and the display in pixels. */
+function setArgs(size: { cpu: number; memoryGiB: number }): string[] {
+  return [...sizeArgs(size), '--display', `${DISPLAY.width}x${DISPLAY.height}px`];
 }
 
 function ignoreNotRunning(e: unknown): void {

@@ -22,6 +22,7 @@ import type {
   OpenAIComputerResult,
   ActResult,
   ExecResult,
+  ForkResult,
   GradeResult,
   Grader,
   Keepalive,
@@ -41,6 +42,10 @@ export const DEFAULT_KEEPALIVE_MS = 30_000;
 const STREAM_UPLOAD_ABOVE = 64 << 20;
 /** A snapshot may take 25 minutes (spec: capture deadline). */
 const SNAPSHOT_TIMEOUT_MS = 26 * 60_000;
+/** A fork waits up to 10 minutes for its sandboxes to run (the create deadline). */
+const FORK_TIMEOUT_MS = 11 * 60_000;
+/** A pause or resume answers within a minute. */
+const PAUSE_TIMEOUT_MS = 70_000;
 /** The API's default deadline of a setup or a grading, in seconds. */
 const DEFAULT_EVALUATION_TIMEOUT_S = 600;
 
@@ -273,6 +278,38 @@ export class Sandbox implements AsyncDisposable {
   /** This sandbox's snapshots, oldest first. */
   snapshots(): Promise<Snapshot[]> {
     return this.#t.json('GET', `${this.#base}/snapshots`);
+  }
+
+  // ---- fork, pause ----
+
+  /**
+   * `count` new sandboxes started from a copy of this one's disk, all running (all fit, or none is
+   * made). Retried safely with one Idempotency-Key. The answer's `sandboxes` hold their create
+   * responses; `forks` the handles.
+   */
+  async fork(count = 1, o: { idempotencyKey?: string } = {}): Promise<ForkResult & { forks: Sandbox[] }> {
+    const result = await this.#t.json<ForkResult>('POST', `${this.#base}/fork`, {
+      json: { count },
+      idempotencyKey: o.idempotencyKey ?? newIdempotencyKey(),
+      timeoutMs: FORK_TIMEOUT_MS,
+    });
+    return { ...result, forks: result.sandboxes.map((s) => new Sandbox(this.#t, s.sandbox_id, s.ephemeral)) };
+  }
+
+  /** Freezes the sandbox where it is (memory kept, no CPU used); every other call answers 409 until resume(). */
+  pause(): Promise<SandboxInfo> {
+    return this.#t.json('POST', `${this.#base}/pause`, {
+      idempotencyKey: newIdempotencyKey(),
+      timeoutMs: PAUSE_TIMEOUT_MS,
+    });
+  }
+
+  /** Lets a paused sandbox run on from where it was. */
+  resume(): Promise<SandboxInfo> {
+    return this.#t.json('POST', `${this.#base}/resume`, {
+      idempotencyKey: newIdempotencyKey(),
+      timeoutMs: PAUSE_TIMEOUT_MS,
+    });
   }
 
   // ---- setup and grading (docs/evaluation.md) ----

@@ -27,6 +27,7 @@ export type SandboxCreateRequest = RequestOf<'/v1/sandboxes', 'post'>;
 export type SandboxCreated = Answer<'/v1/sandboxes', 'post', 201>;
 export type SandboxInfo = Answer<'/v1/sandboxes/{sandboxID}', 'get'>;
 export type Keepalive = Answer<'/v1/sandboxes/{sandboxID}/keepalive', 'post'>;
+export type ForkResult = Answer<'/v1/sandboxes/{sandboxID}/fork', 'post', 201>;
 export type ViewerToken = Answer<'/v1/sandboxes/{sandboxID}/viewer-token', 'post'>;
 export type SshCredentials = Answer<'/v1/sandboxes/{sandboxID}/ssh/credentials', 'get'>;
 

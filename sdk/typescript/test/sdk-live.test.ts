@@ -379,6 +379,38 @@ describe('snapshots, restore, dispose', () => {
   }, 300_000);
 });
 
+describe('fork and pause', () => {
+  it('fork: a running copy of the disk, all or none; pause and resume: 409 sandbox_paused meanwhile', async () => {
+    await sb.uploadBytes('before the fork', 'fork.txt');
+    await waitForWarmVm(live.url, live.accountKey);
+    const { source_id, sandboxes, forks } = await sb.fork(1);
+    expect(source_id).toBe(sb.id);
+    expect(sandboxes[0]).toMatchObject({ fork_of: sb.id, boot: 'cold', ephemeral: true });
+    const [fork] = forks;
+    expect((await fork!.info()).state).toBe('running');
+    expect(new TextDecoder().decode(await fork!.downloadBytes('fork.txt'))).toBe('before the fork');
+    expect((await fork!.exec('echo from the fork')).stdout).toBe('from the fork\n');
+    // The local Mac runs two sandboxes: a second fork does not fit, and none is made.
+    expect(await sb.fork(1).catch((e: unknown) => e)).toMatchObject({
+      status: 409,
+      code: 'sandbox_limit_reached',
+    });
+    await fork!.delete();
+
+    const paused = await sb.pause();
+    expect(paused).toMatchObject({ state: 'paused' });
+    expect(paused.paused_at).not.toBeNull();
+    expect(await sb.exec('true').catch((e: unknown) => e)).toMatchObject({
+      status: 409,
+      code: 'sandbox_paused',
+    });
+    expect(await sb.pause().catch((e: unknown) => e)).toMatchObject({ code: 'sandbox_paused' });
+    expect((await sb.resume()).state).toBe('running');
+    expect((await sb.exec('echo awake')).stdout).toBe('awake\n');
+    expect(await sb.resume().catch((e: unknown) => e)).toMatchObject({ code: 'sandbox_not_paused' });
+  }, 300_000);
+});
+
 describe('trajectories', () => {
   it('tasks: list, get, trajectory, download, recording, stepScreenshot, replay and its status', async () => {
     await seedTask(live.store, live.blobs, live.account, 'hello', {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from typing import Any, Optional, Tuple, Union
+from typing import Any, List, Optional, Tuple, Union
 
 from ._exec_stream import ExecStream, OutputCallback
 from ._types import ExecEvent, ExecStreamResult
@@ -104,6 +104,10 @@ class AsyncSandbox(_Async):
 
     def stop_keepalive(self) -> None:
         self._target.stop_keepalive()
+
+    async def fork(self, count: int = 1, idempotency_key: Optional[str] = None) -> "List[AsyncSandbox]":
+        forks = await asyncio.to_thread(self._target.fork, count, idempotency_key)
+        return [AsyncSandbox(f) for f in forks]
 
     async def __aenter__(self) -> "AsyncSandbox":
         return self

@@ -33,6 +33,8 @@ DEFAULT_EXEC_TIMEOUT = 120
 DEFAULT_KEEPALIVE_INTERVAL = 30.0
 """The idle reaper acts after about 2 minutes: a heartbeat every 30 s keeps well inside that."""
 SNAPSHOT_TIMEOUT = 26 * 60.0
+FORK_TIMEOUT = 11 * 60.0  # the server waits up to 10 minutes for the forks to run
+PAUSE_TIMEOUT = 70.0  # a pause or resume answers within a minute
 #: The API's default deadline of a setup or a grading, in seconds.
 DEFAULT_EVALUATION_TIMEOUT = 600.0
 STREAM_UPLOAD_ABOVE = 64 << 20
@@ -161,6 +163,8 @@ class Sandbox:
         self._t = transport
         self.id = id
         self.ephemeral = ephemeral
+        #: The create response, when this handle came from a create or a fork.
+        self.created: Optional[Json] = None
         self._base = f"/v1/sandboxes/{quote(id, safe='')}"
         self.mouse = Mouse(transport, self._base)
         self.keyboard = Keyboard(transport, self._base)
@@ -352,6 +356,35 @@ class Sandbox:
 
     def snapshots(self) -> List[Json]:
         return self._t.json("GET", f"{self._base}/snapshots")
+
+    # ---- fork, pause ----
+
+    def fork(self, count: int = 1, idempotency_key: Optional[str] = None) -> List["Sandbox"]:
+        """``count`` new sandboxes started from a copy of this one's disk, all running (all fit, or
+        none is made); retried safely with one Idempotency-Key. Each fork's create response is its
+        ``created`` attribute."""
+        result = self._t.json(
+            "POST",
+            f"{self._base}/fork",
+            json_body={"count": count},
+            idempotency_key=idempotency_key or new_idempotency_key(),
+            timeout=FORK_TIMEOUT,
+        )
+        forks = []
+        for created in result["sandboxes"]:
+            fork = Sandbox(self._t, created["sandbox_id"], created["ephemeral"])
+            fork.created = created
+            forks.append(fork)
+        return forks
+
+    def pause(self) -> Json:
+        """Freezes the sandbox where it is (memory kept, no CPU used); every other call answers 409
+        ``sandbox_paused`` until resume()."""
+        return self._t.json("POST", f"{self._base}/pause", idempotency_key=new_idempotency_key(), timeout=PAUSE_TIMEOUT)
+
+    def resume(self) -> Json:
+        """Lets a paused sandbox run on from where it was."""
+        return self._t.json("POST", f"{self._base}/resume", idempotency_key=new_idempotency_key(), timeout=PAUSE_TIMEOUT)
 
     # ---- setup and grading (docs/evaluation.md) ----
 

@@ -747,6 +747,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/sandboxes/{sandboxID}/fork': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Fork a running sandbox into N new ones, each started from a copy of its disk */
+    post: operations['forkSandbox'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/sandboxes/{sandboxID}/grade': {
     parameters: {
       query?: never;
@@ -917,6 +934,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/sandboxes/{sandboxID}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Pause a running sandbox: its VM frozen, memory kept, no CPU used */
+    post: operations['pauseSandbox'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/sandboxes/{sandboxID}/ports/{port}/{*}': {
     parameters: {
       query?: never;
@@ -1014,6 +1048,23 @@ export interface paths {
     get: operations['downloadRecording'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandboxes/{sandboxID}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Resume a paused sandbox where it was */
+    post: operations['resumeSandbox'];
     delete?: never;
     options?: never;
     head?: never;
@@ -6813,6 +6864,8 @@ export interface operations {
             end_at: string | null;
             /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
+            /** @description The sandbox this one was forked from (POST …/fork); null for any other sandbox. */
+            fork_of: string | null;
             /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
             host: string | null;
             /**
@@ -6822,6 +6875,11 @@ export interface operations {
             last_active: string | null;
             /** @description Memory of the VM, GiB; null until placed. */
             memory_gib: number | null;
+            /**
+             * Format: date-time
+             * @description When the sandbox was paused; null while it runs.
+             */
+            paused_at: string | null;
             /** @description true for a pool sandbox (outside reservations). */
             pool: boolean;
             /** @description The reservation the sandbox runs in; null for a pool sandbox. */
@@ -6831,10 +6889,10 @@ export interface operations {
             /** @description Path of the SSH WebSocket. */
             ssh_url: string;
             /**
-             * @description pending (being placed), booting, running, completing (its reservation or pool lifetime ended), failed, deleting.
+             * @description pending (being placed), booting, running, paused (POST …/pause; its VM frozen), completing (its reservation or pool lifetime ended), failed, deleting.
              * @enum {unknown}
              */
-            state: 'pending' | 'booting' | 'running' | 'completing' | 'failed' | 'deleting';
+            state: 'pending' | 'booting' | 'running' | 'paused' | 'completing' | 'failed' | 'deleting';
             /**
              * @description The platform: `macos`, the only one.
              * @enum {string}
@@ -6946,6 +7004,8 @@ export interface operations {
             end_at: string | null;
             /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
+            /** @description The sandbox this one was forked from (POST …/fork); null for any other sandbox. */
+            fork_of: string | null;
             /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
             host: string | null;
             /** @description Memory of the VM, GiB. */
@@ -7175,6 +7235,8 @@ export interface operations {
             end_at: string | null;
             /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
+            /** @description The sandbox this one was forked from (POST …/fork); null for any other sandbox. */
+            fork_of: string | null;
             /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
             host: string | null;
             /**
@@ -7184,6 +7246,11 @@ export interface operations {
             last_active: string | null;
             /** @description Memory of the VM, GiB; null until placed. */
             memory_gib: number | null;
+            /**
+             * Format: date-time
+             * @description When the sandbox was paused; null while it runs.
+             */
+            paused_at: string | null;
             /** @description true for a pool sandbox (outside reservations). */
             pool: boolean;
             /** @description The reservation the sandbox runs in; null for a pool sandbox. */
@@ -7193,10 +7260,10 @@ export interface operations {
             /** @description Path of the SSH WebSocket. */
             ssh_url: string;
             /**
-             * @description pending (being placed), booting, running, completing (its reservation or pool lifetime ended), failed, deleting.
+             * @description pending (being placed), booting, running, paused (POST …/pause; its VM frozen), completing (its reservation or pool lifetime ended), failed, deleting.
              * @enum {unknown}
              */
-            state: 'pending' | 'booting' | 'running' | 'completing' | 'failed' | 'deleting';
+            state: 'pending' | 'booting' | 'running' | 'paused' | 'completing' | 'failed' | 'deleting';
             /**
              * @description The platform: `macos`, the only one.
              * @enum {string}
@@ -10181,6 +10248,216 @@ export interface operations {
       };
     };
   };
+  forkSandbox: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description At most 255 bytes. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description How many sandboxes to make from the source's disk (1–32, default 1); all fit on the reservation's free capacity or none is made.
+           * @default 1
+           */
+          count?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The new sandboxes, all running, each started from the source's disk (`fork_of` names it). */
+            sandboxes: {
+              /**
+               * @description warm: a waiting VM was claimed; cold: a VM was cloned and booted for this request.
+               * @enum {unknown}
+               */
+              boot: 'warm' | 'cold';
+              /** @description vCPUs of the VM. */
+              cpu: number;
+              /**
+               * Format: date-time
+               * @description When the sandbox was created.
+               */
+              created_at: string;
+              /**
+               * Format: date-time
+               * @description A pool sandbox is deleted at this time (24 hours after creation); null otherwise.
+               */
+              end_at: string | null;
+              /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
+              ephemeral: boolean;
+              /** @description The sandbox this one was forked from (POST …/fork); null for any other sandbox. */
+              fork_of: string | null;
+              /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
+              host: string | null;
+              /** @description Memory of the VM, GiB. */
+              memory_gib: number;
+              /** @description true for a pool sandbox (outside reservations). */
+              pool: boolean;
+              /** @description The reservation the sandbox runs in; null for a pool sandbox. */
+              reservation_id: string | null;
+              /** @description The sandbox id (`sb-` and 32 hex digits). */
+              sandbox_id: string;
+              /** @description Path of the SSH WebSocket. */
+              ssh_url: string;
+              /**
+               * @description The platform: `macos`, the only one.
+               * @enum {string}
+               */
+              type: 'macos';
+              /** @description The VM's address on its Mac's private network. */
+              vm_ip: string;
+              /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
+              vnc_url: string;
+            }[];
+            /** @description The sandbox forked. */
+            source_id: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
   gradeSandbox: {
     parameters: {
       query?: never;
@@ -10549,6 +10826,20 @@ export interface operations {
       };
       /** @description Every error response. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -11552,6 +11843,188 @@ export interface operations {
       };
     };
   };
+  pauseSandbox: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description At most 255 bytes. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * @description warm or cold (see the create response); null until placed.
+             * @enum {string|null}
+             */
+            boot: 'warm' | 'cold' | null;
+            /** @description vCPUs of the VM; null until placed. */
+            cpu: number | null;
+            /**
+             * Format: date-time
+             * @description When the sandbox was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description A pool sandbox is deleted at this time (24 hours after creation); null otherwise.
+             */
+            end_at: string | null;
+            /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
+            ephemeral: boolean;
+            /** @description The sandbox this one was forked from (POST …/fork); null for any other sandbox. */
+            fork_of: string | null;
+            /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
+            host: string | null;
+            /**
+             * Format: date-time
+             * @description Last request, SSH or VNC activity on the sandbox; null before any.
+             */
+            last_active: string | null;
+            /** @description Memory of the VM, GiB; null until placed. */
+            memory_gib: number | null;
+            /**
+             * Format: date-time
+             * @description When the sandbox was paused; null while it runs.
+             */
+            paused_at: string | null;
+            /** @description true for a pool sandbox (outside reservations). */
+            pool: boolean;
+            /** @description The reservation the sandbox runs in; null for a pool sandbox. */
+            reservation_id: string | null;
+            /** @description The sandbox id (`sb-` and 32 hex digits). */
+            sandbox_id: string;
+            /** @description Path of the SSH WebSocket. */
+            ssh_url: string;
+            /**
+             * @description pending (being placed), booting, running, paused (POST …/pause; its VM frozen), completing (its reservation or pool lifetime ended), failed, deleting.
+             * @enum {unknown}
+             */
+            state: 'pending' | 'booting' | 'running' | 'paused' | 'completing' | 'failed' | 'deleting';
+            /**
+             * @description The platform: `macos`, the only one.
+             * @enum {string}
+             */
+            type: 'macos';
+            /** @description The VM's address on its Mac's private network. */
+            vm_ip: string;
+            /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
+            vnc_url: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
   forwardPort: {
     parameters: {
       query?: {
@@ -12436,6 +12909,188 @@ export interface operations {
       };
       /** @description Every error response. */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  resumeSandbox: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description At most 255 bytes. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * @description warm or cold (see the create response); null until placed.
+             * @enum {string|null}
+             */
+            boot: 'warm' | 'cold' | null;
+            /** @description vCPUs of the VM; null until placed. */
+            cpu: number | null;
+            /**
+             * Format: date-time
+             * @description When the sandbox was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description A pool sandbox is deleted at this time (24 hours after creation); null otherwise.
+             */
+            end_at: string | null;
+            /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
+            ephemeral: boolean;
+            /** @description The sandbox this one was forked from (POST …/fork); null for any other sandbox. */
+            fork_of: string | null;
+            /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
+            host: string | null;
+            /**
+             * Format: date-time
+             * @description Last request, SSH or VNC activity on the sandbox; null before any.
+             */
+            last_active: string | null;
+            /** @description Memory of the VM, GiB; null until placed. */
+            memory_gib: number | null;
+            /**
+             * Format: date-time
+             * @description When the sandbox was paused; null while it runs.
+             */
+            paused_at: string | null;
+            /** @description true for a pool sandbox (outside reservations). */
+            pool: boolean;
+            /** @description The reservation the sandbox runs in; null for a pool sandbox. */
+            reservation_id: string | null;
+            /** @description The sandbox id (`sb-` and 32 hex digits). */
+            sandbox_id: string;
+            /** @description Path of the SSH WebSocket. */
+            ssh_url: string;
+            /**
+             * @description pending (being placed), booting, running, paused (POST …/pause; its VM frozen), completing (its reservation or pool lifetime ended), failed, deleting.
+             * @enum {unknown}
+             */
+            state: 'pending' | 'booting' | 'running' | 'paused' | 'completing' | 'failed' | 'deleting';
+            /**
+             * @description The platform: `macos`, the only one.
+             * @enum {string}
+             */
+            type: 'macos';
+            /** @description The VM's address on its Mac's private network. */
+            vm_ip: string;
+            /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
+            vnc_url: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      501: {
         headers: {
           [name: string]: unknown;
         };
