@@ -26,6 +26,7 @@ export const BENCHES: Record<string, string[]> = {
   tart: [],
   'readme-steps': [],
   'mixed-load': ['--expose-gc'],
+  fuzz: [],
 };
 
 function runOne(name: string, args: string[]): Promise<number> {
