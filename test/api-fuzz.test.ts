@@ -13,7 +13,7 @@ import { wsTargets } from './support/fuzz/ws-targets.ts';
 
 const SEED = 20260105;
 /** Kept small so the file runs in about a minute on two busy cores; bench/fuzz.ts runs hundreds. */
-const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS ?? 3);
+const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS ?? 2);
 const WS_HANDSHAKES = 60;
 
 let world: CustomerWorld;

@@ -362,12 +362,16 @@ export async function startCustomerWorld(opts: { deadlineMs: number }): Promise<
         }
       }
       for (const address of f.sim.addresses()) {
+        type SimVmView = {
+          guest?: { cursor: unknown; typed: string; inputEvents: number; recordings: Map<string, unknown> };
+        };
         const host = f.sim.host({ name: address, address, model: 'm4' }) as unknown as {
           vms(): {
             name: string;
             state: string;
             disk?: { files: Map<string, Buffer> };
             guest?: { cursor: unknown; typed: string; inputEvents: number; recordings: Map<string, unknown> };
+            guestState(): NonNullable<SimVmView['guest']>;
           }[];
         };
         for (const vm of host.vms()) {
@@ -375,7 +379,9 @@ export async function startCustomerWorld(opts: { deadlineMs: number }): Promise<
             p,
             b.toString('base64'),
           ]);
-          const g = vm.guest;
+          // The sim makes a running VM's guest state on first touch (a screenshot makes it too):
+          // made here, so that a request that only looked does not count as a change.
+          const g = vm.guest ?? (vm.state === 'running' ? vm.guestState() : undefined);
           const guest = g && [g.cursor, g.typed, g.inputEvents, JSON.stringify([...g.recordings])];
           out.set(`guest/${address}/${vm.name}`, JSON.stringify([vm.state, files, guest]));
         }
