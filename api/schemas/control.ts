@@ -110,6 +110,10 @@ export const DisplayInfoSchema = Type.Object({
   width: Type.Integer({ description: 'Screen width, in points.' }),
   height: Type.Integer({ description: 'Screen height, in points.' }),
   scale: Type.Number({ description: 'Pixels per point (2 on a Retina display, 1 on Linux).' }),
+  platform: Type.Literal('macos', {
+    description:
+      "The sandbox's type, as use.computer's client reads it: `macos` (also on the linux driver, which stands in for a Mac).",
+  }),
 });
 
 /**
@@ -133,10 +137,18 @@ export const WindowNodeSchema = Type.Object(
   { additionalProperties: true },
 );
 
-export const WindowsSchema = Type.Object({
-  windows: Type.Array(WindowNodeSchema, {
-    description: 'The windows at the top, their accessibility children below them.',
-  }),
+/** The window tree: a list, as the use.computer client types `display.get_windows()`. */
+export const WindowsSchema = Type.Array(WindowNodeSchema, {
+  description: 'The windows at the top, their accessibility children below them.',
+});
+
+export const WindowsQuery = request({
+  best_effort: Type.Optional(
+    Type.Enum(['1', 'true', '0', 'false'], {
+      description:
+        '1 or true: answer `{available, tree, error}`, with `available: false` instead of an error when the VM cannot give the tree.',
+    }),
+  ),
 });
 
 export const FilePathQuery = request({
