@@ -14,7 +14,7 @@ import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
 import { recordRoutes } from './route-table.ts';
 import { KUBE_PATH_PREFIXES, kubeApi, unauthorizedStatus } from './kube/index.ts';
 import { failure, resourceNotFound } from './kube/status.ts';
-import { clientErrorOf, refusedPathOf, writeJsonAnswer } from './client-errors.ts';
+import { clientErrorOf, OwedAnswers, refusedPathOf, writeJsonAnswer } from './client-errors.ts';
 import { ApiError, toApiError } from './errors.ts';
 
 /** Admin routes of other modules; each is registered in its own encapsulated context. */
@@ -49,6 +49,7 @@ function answerOf(url: string, err: ApiError): unknown {
 export async function buildAdminApp(opts: AdminAppOptions): Promise<FastifyInstance> {
   /** The path of each connection's last request (the shape its refusals answer in). */
   const lastPathOn = new WeakMap<object, string>();
+  const owedAnswers = new OwedAnswers();
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     // Watches are long-lived: closing the app must not wait for their clients to hang up.
@@ -62,7 +63,8 @@ export async function buildAdminApp(opts: AdminAppOptions): Promise<FastifyInsta
     clientErrorHandler: (err, socket) => {
       const apiErr = clientErrorOf(err, socket);
       const path = refusedPathOf(err) ?? lastPathOn.get(socket) ?? '/';
-      if (apiErr) writeJsonAnswer(socket, apiErr.status, answerOf(path, apiErr));
+      if (apiErr)
+        owedAnswers.refuse(socket, () => writeJsonAnswer(socket, apiErr.status, answerOf(path, apiErr)));
     },
     frameworkErrors: (err, request, reply) => {
       const apiErr = toApiError(err);
@@ -70,6 +72,7 @@ export async function buildAdminApp(opts: AdminAppOptions): Promise<FastifyInsta
     },
   });
   recordRoutes(app);
+  owedAnswers.track(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     lastPathOn.set(request.raw.socket, request.url);

@@ -17,7 +17,7 @@ import { systemClock, type Clock } from '../operator/runtime/clock.ts';
 import { authHook, routeAuthOf, type RouteAuth } from './auth.ts';
 import { AuthFailureLimiter, DEFAULT_AUTH_FAILURE_LIMITS, type AuthFailureLimits } from './auth-failures.ts';
 import { ApiError, errorHandler, notFoundHandler } from './errors.ts';
-import { clientErrorHandler } from './client-errors.ts';
+import { clientErrorHandler, OwedAnswers } from './client-errors.ts';
 import { sweepExpiredRecords } from './idempotency.ts';
 import { replicaIdentity, ReplicaHeartbeat } from './replica-lease.ts';
 import type { RecordingQuota, SnapshotQuota } from './services/quotas.ts';
@@ -171,6 +171,8 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   const clock = opts.clock ?? systemClock;
   // Set once the routes' pieces exist (below); asked first for every request (api/hot-read.ts).
   const front: { hotRead?: HotRead } = {};
+  // Answers still owed per connection: a refusal of bytes after a request waits behind its answer.
+  const owedAnswers = new OwedAnswers();
   const app = Fastify({
     // Without a logger nothing is logged, and the request log lines are not even built.
     ...(opts.logger ? { loggerInstance: opts.logger, logController: new RequestLogs() } : { logger: false }),
@@ -180,7 +182,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     bodyLimit: opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandler(owedAnswers),
     frameworkErrors: errorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
   // First of the preClose hooks, run as the close begins (Fastify answers 503 from then on): the
@@ -191,6 +193,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     done();
   });
   recordRoutes(app);
+  owedAnswers.track(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);

@@ -4,7 +4,44 @@
 // answer; Fastify's defaults answer `{"error":"Bad Request"}`, a code of no registry.
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors.ts';
+
+/**
+ * The answers a connection still owes, so that a refusal does not overtake them. Node's parser may
+ * refuse bytes that follow a request on the same connection (a body shorter than its Content-Length
+ * says leaves bytes that read as a next request) while that request is still being answered: a 400
+ * written then reaches the client first, which reads it as the answer to a request that ran (the
+ * fuzzer saw a key revoked behind a 400). With answers owed, the refused bytes get no answer of their
+ * own (they were no request) and the connection is closed once the last owed answer is sent.
+ */
+export class OwedAnswers {
+  readonly #owed = new WeakMap<object, number>();
+  readonly #closeWhenPaid = new WeakSet<Duplex>();
+
+  /** Counts each request of `app` from its arrival until its answer is sent or abandoned. */
+  track(app: FastifyInstance): void {
+    app.addHook('onRequest', async (request, reply) => {
+      const socket = request.raw.socket;
+      this.#owed.set(socket, (this.#owed.get(socket) ?? 0) + 1);
+      // The response's 'close' comes once it is sent, or the client left, whatever the route did (a
+      // hijacked stream has no onResponse).
+      reply.raw.once('close', () => this.#paid(socket));
+    });
+  }
+
+  #paid(socket: Duplex): void {
+    const left = Math.max(0, (this.#owed.get(socket) ?? 1) - 1);
+    this.#owed.set(socket, left);
+    if (left === 0 && this.#closeWhenPaid.has(socket)) socket.end();
+  }
+
+  /** Writes a refusal now when nothing is owed on the socket; else closes it once all is paid. */
+  refuse(socket: Duplex, write: () => void): void {
+    if ((this.#owed.get(socket) ?? 0) === 0) return write();
+    this.#closeWhenPaid.add(socket);
+  }
+}
 
 /** The error a refused request answers with; undefined when the client is gone already. */
 export function clientErrorOf(err: Error & { code?: string }, socket: Duplex): ApiError | undefined {
@@ -44,8 +81,10 @@ export function writeJsonAnswer(
   socket.end(`${lines.join('\r\n')}\r\n\r\n${text}`);
 }
 
-/** The customer listener's `clientErrorHandler`. */
-export function clientErrorHandler(err: Error & { code?: string }, socket: Duplex): void {
-  const apiErr = clientErrorOf(err, socket);
-  if (apiErr) writeJsonAnswer(socket, apiErr.status, apiErr.toJSON());
+/** The customer listener's `clientErrorHandler`, behind the answers `owed` on the connection. */
+export function clientErrorHandler(owed: OwedAnswers) {
+  return (err: Error & { code?: string }, socket: Duplex): void => {
+    const apiErr = clientErrorOf(err, socket);
+    if (apiErr) owed.refuse(socket, () => writeJsonAnswer(socket, apiErr.status, apiErr.toJSON()));
+  };
 }

@@ -42,6 +42,7 @@ interface Ids {
   otherSandbox: string;
   otherReservation: string;
   adminKey: string;
+  blob: string;
 }
 
 export interface CustomerWorld extends WsWorld {
@@ -110,6 +111,7 @@ export async function startCustomerWorld(opts: { deadlineMs: number }): Promise<
     otherSandbox: await createSandbox(otherKey, otherReservation.id),
     otherReservation: otherReservation.id,
     adminKey: await seedKey(f.store, { kind: 'admin' }),
+    blob: '',
   };
   await seedTask(f.store, blobs, ACCOUNT, TASK, {
     steps: [
@@ -183,10 +185,7 @@ export async function startCustomerWorld(opts: { deadlineMs: number }): Promise<
     if ((await call(ids.otherKey, 'GET', '/v1/me')).status !== 200)
       ids.otherKey = await seedKey(f.store, { kind: 'account', account: OTHER });
     // Sandboxes a request created are deleted; the fixture's are made again if a request deleted them.
-    const keep = new Set([ids.sandbox, ids.otherSandbox]);
-    for (const s of await list<Sandbox>('Sandbox'))
-      if (!keep.has(s.metadata.name))
-        await f.store.delete({ kind: 'Sandbox', namespace: s.metadata.namespace!, name: s.metadata.name });
+    await deleteStraySandboxes();
     if ((await call(ids.key, 'GET', `/v1/sandboxes/${ids.sandbox}`)).status !== 200) {
       await quiet();
       ids.sandbox = await createSandbox(ids.key, ids.reservation);
@@ -227,7 +226,27 @@ export async function startCustomerWorld(opts: { deadlineMs: number }): Promise<
         (await call(ids.key, 'POST', `/v1/sandboxes/${ids.sandbox}/viewer-token`)).body.token,
       );
     if (!ids.session.cookie || (await sessionWorks()) === false) await signIn();
+    if (!ids.blob || (await call(ids.key, 'GET', `/v1/blobs/${ids.blob}`)).status !== 200) {
+      const r = await app.inject({
+        method: 'POST',
+        url: '/v1/blobs?filename=fuzz.txt',
+        headers: { authorization: `Bearer ${ids.key}`, 'content-type': 'application/octet-stream' },
+        payload: Buffer.from('a blob the fuzzer reads'),
+      });
+      ids.blob = String(r.json<{ id: string }>().id);
+    }
     await quiet();
+    // The replay made above ran on a sandbox of its own, which would be deleted under later cases.
+    await deleteStraySandboxes();
+    await quiet();
+  }
+
+  /** Deletes every sandbox but the fixture's two (a request's, a replay's once it is done). */
+  async function deleteStraySandboxes(): Promise<void> {
+    const keep = new Set([ids.sandbox, ids.otherSandbox]);
+    for (const s of await list<Sandbox>('Sandbox'))
+      if (!keep.has(s.metadata.name))
+        await f.store.delete({ kind: 'Sandbox', namespace: s.metadata.namespace!, name: s.metadata.name });
   }
 
   async function signIn(): Promise<void> {
@@ -270,6 +289,8 @@ export async function startCustomerWorld(opts: { deadlineMs: number }): Promise<
           return [TASK, EMPTY_TASK, 'no-such-task', 'replays'];
         case 'index':
           return ['0', '1', '2', '999', '-1'];
+        case 'blobID':
+          return [ids.blob, `sha256-${'0'.repeat(64)}`, 'not-a-blob'];
         case 'replayID':
           return [ids.replay, `rp-${'0'.repeat(32)}`];
         case 'name':

@@ -395,7 +395,9 @@ async function runCase(
     const after = await world.state({ keyed });
     const changed = diff(keyed ? withoutRecords(before) : before, after);
     if (changed.length)
-      problems.push(`refused (${outcomeOf(e)}) but changed ${changed.join(', ')}${firstChange(before, after)}`);
+      problems.push(
+        `refused (${outcomeOf(e)}) but changed ${changed.join(', ')}${firstChange(before, after)}`,
+      );
     else if (!keyed) known.state = after;
   } else {
     await world.settle(routeName(route), e);
