@@ -2,7 +2,7 @@
 // saw it (Fastify's `clientErrorHandler`), to a router refusal (`frameworkErrors`), and to a
 // WebSocket upgrade that cannot be served (api/ws). Each is a coded JSON error like every other
 // answer; Fastify's defaults answer `{"error":"Bad Request"}`, a code of no registry.
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors.ts';
@@ -16,29 +16,33 @@ import { ApiError } from './errors.ts';
  * own (they were no request) and the connection is closed once the last owed answer is sent.
  */
 export class OwedAnswers {
-  readonly #owed = new WeakMap<object, number>();
+  /** Per connection, the requests not answered yet. */
+  readonly #owed = new WeakMap<object, Set<IncomingMessage>>();
   readonly #closeWhenPaid = new WeakSet<Duplex>();
 
   /** Counts each request of `app` from its arrival until its answer is sent or abandoned. */
   track(app: FastifyInstance): void {
     app.addHook('onRequest', async (request, reply) => {
       const socket = request.raw.socket;
-      this.#owed.set(socket, (this.#owed.get(socket) ?? 0) + 1);
+      const owed = this.#owed.get(socket) ?? new Set();
+      this.#owed.set(socket, owed.add(request.raw));
       // The response's 'close' comes once it is sent, or the client left, whatever the route did (a
       // hijacked stream has no onResponse).
-      reply.raw.once('close', () => this.#paid(socket));
+      reply.raw.once('close', () => {
+        owed.delete(request.raw);
+        if (owed.size === 0 && this.#closeWhenPaid.has(socket)) socket.end();
+      });
     });
   }
 
-  #paid(socket: Duplex): void {
-    const left = Math.max(0, (this.#owed.get(socket) ?? 1) - 1);
-    this.#owed.set(socket, left);
-    if (left === 0 && this.#closeWhenPaid.has(socket)) socket.end();
-  }
-
-  /** Writes a refusal now when nothing is owed on the socket; else closes it once all is paid. */
+  /**
+   * Writes a refusal now when nothing is owed on the socket, or when the refused bytes are the body
+   * of a request in flight (it has not all arrived: it never will, and the route waits on it); else
+   * the bytes followed complete requests, and the socket is closed once they are answered.
+   */
   refuse(socket: Duplex, write: () => void): void {
-    if ((this.#owed.get(socket) ?? 0) === 0) return write();
+    const owed = [...(this.#owed.get(socket) ?? [])];
+    if (owed.length === 0 || owed.some((req) => !req.complete)) return write();
     this.#closeWhenPaid.add(socket);
   }
 }
