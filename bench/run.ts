@@ -29,6 +29,7 @@ export const BENCHES: Record<string, string[]> = {
   evaluation: [],
   'mixed-load': ['--expose-gc'],
   fuzz: [],
+  streams: [],
   'hostile-tenant': [],
   'client-view': [],
   'api-burst-process': [],
