@@ -289,6 +289,9 @@ export async function startCustomerWorld(opts: { deadlineMs: number }): Promise<
           return [TASK, EMPTY_TASK, 'no-such-task', 'replays'];
         case 'index':
           return ['0', '1', '2', '999', '-1'];
+        // Forwarded ports (main's api/routes/ports): a port a VM may serve, its sshd's, and out of range.
+        case 'port':
+          return ['8080', '22', '0', '65536'];
         case 'blobID':
           return [ids.blob, `sha256-${'0'.repeat(64)}`, 'not-a-blob'];
         case 'replayID':
