@@ -17,6 +17,7 @@ import { systemClock, type Clock } from '../operator/runtime/clock.ts';
 import { authHook, routeAuthOf, type RouteAuth } from './auth.ts';
 import { AuthFailureLimiter, DEFAULT_AUTH_FAILURE_LIMITS, type AuthFailureLimits } from './auth-failures.ts';
 import { ApiError, errorHandler, notFoundHandler } from './errors.ts';
+import { clientErrorHandler, OwedAnswers } from './client-errors.ts';
 import { sweepExpiredRecords } from './idempotency.ts';
 import { replicaIdentity, ReplicaHeartbeat } from './replica-lease.ts';
 import type { RecordingQuota, SnapshotQuota } from './services/quotas.ts';
@@ -28,6 +29,7 @@ import { storageGuardHook, writesToDataDir, type StorageGuardOptions } from './s
 import { ApiMetrics } from './metrics.ts';
 import { hotSandboxRead, serverWithFront, type HotRead } from './hot-read.ts';
 import { RequestLogs } from './request-logs.ts';
+import { recordRoutes } from './route-table.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
 import { actRoutes } from './routes/act.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
@@ -176,6 +178,8 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   const clock = opts.clock ?? systemClock;
   // Set once the routes' pieces exist (below); asked first for every request (api/hot-read.ts).
   const front: { hotRead?: HotRead } = {};
+  // Answers still owed per connection: a refusal of bytes after a request waits behind its answer.
+  const owedAnswers = new OwedAnswers();
   const app = Fastify({
     // Without a logger nothing is logged, and the request log lines are not even built.
     ...(opts.logger ? { loggerInstance: opts.logger, logController: new RequestLogs() } : { logger: false }),
@@ -185,6 +189,8 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     bodyLimit: opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    clientErrorHandler: clientErrorHandler(owedAnswers),
+    frameworkErrors: errorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
   // First of the preClose hooks, run as the close begins (Fastify answers 503 from then on): the
   // hot read stops answering at the same moment, and the idempotency sweep stops rescheduling.
@@ -193,6 +199,8 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     closing = true;
     done();
   });
+  recordRoutes(app);
+  owedAnswers.track(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);

@@ -68,6 +68,9 @@ const API_ERRORS = {
   replay_not_found: { status: 404, message: 'Replay not found.' },
   evaluation_run_not_found: { status: 404, message: 'Evaluation run not found.' },
   collection_not_found: { status: 404, message: 'The sandbox is not collecting a task.' },
+  // The admin listener's account keys (api/routes/account-keys.ts)
+  account_not_found: { status: 404, message: 'No such account.' },
+  key_not_found: { status: 404, message: 'The account has no such key.' },
   blob_not_found: { status: 404, message: 'Blob not found.' },
   // 409: the request conflicts with the current state
   no_active_reservation: { status: 409, message: 'The account has no active reservation.' },
@@ -98,7 +101,9 @@ const API_ERRORS = {
   setup_failed: { status: 409, message: 'A setup step of the task failed: nothing was recorded.' },
   idempotency_in_flight: { status: 409, message: 'A request with this Idempotency-Key is still in flight.' },
   conflict: { status: 409, message: 'The resource changed meanwhile; retry.' },
-  // 413 / 415 / 422 / 426 / 429
+  key_ambiguous: { status: 409, message: "The prefix names several keys: give the key's name." },
+  // 408 / 413 / 415 / 422 / 426 / 429 / 431
+  request_timeout: { status: 408, message: 'The request did not arrive in time.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   clipboard_too_large: {
     status: 413,
@@ -129,6 +134,7 @@ const API_ERRORS = {
     status: 429,
     message: 'Too many failed authentications from this address; retry after Retry-After seconds.',
   },
+  headers_too_large: { status: 431, message: 'The request headers are too large.' },
   // 5xx: the service or the sandbox failed
   internal_error: { status: 500, message: 'Internal error.' },
   sandbox_type_not_supported: { status: 501, message: 'sandbay runs macOS sandboxes only.' },
@@ -230,6 +236,12 @@ const FASTIFY_ERRORS: Record<string, ErrorCode> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
   FST_ERR_VALIDATION: 'invalid_request',
+  // The router's own refusals (`frameworkErrors`): a path that does not decode, a path parameter
+  // longer than the router keeps (100 characters; no id is that long).
+  FST_ERR_BAD_URL: 'invalid_request',
+  FST_ERR_MAX_PARAM_LENGTH: 'invalid_request',
+  // @fastify/static (the /docs page's files) refuses a path with a NUL byte or `..` as 403.
+  FST_STATIC_FORBIDDEN_PATH: 'not_found',
 };
 
 /** Maps anything thrown to the ApiError it answers as; unknown failures become `internal_error`. */
@@ -251,6 +263,9 @@ export function toApiError(err: unknown): ApiError {
     return new ApiError(mapped, mapped === 'invalid_json' ? ERRORS.invalid_json.message : fe?.message);
   if (fe?.statusCode === 429) return new ApiError('rate_limited');
   if (err instanceof SyntaxError) return new ApiError('invalid_json');
+  // Another library's refusal of the request (a 4xx of its own) is the client's fault, not ours.
+  if (fe?.code && fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500)
+    return new ApiError(fe.statusCode === 404 ? 'not_found' : 'invalid_request', fe.message);
   return new ApiError('internal_error');
 }
 

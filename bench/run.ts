@@ -30,6 +30,7 @@ export const BENCHES: Record<string, string[]> = {
   'evaluation-run': [],
   'mixed-load': ['--expose-gc'],
   fork: [],
+  fuzz: [],
   streams: [],
   'hostile-tenant': [],
   'client-view': [],
