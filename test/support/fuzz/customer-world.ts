@@ -296,6 +296,9 @@ export async function startCustomerWorld(opts: { deadlineMs: number }): Promise<
           return [ids.blob, `sha256-${'0'.repeat(64)}`, 'not-a-blob'];
         case 'replayID':
           return [ids.replay, `rp-${'0'.repeat(32)}`];
+        // Evaluation runs: none is made in this world (a run needs an agent endpoint); the id's shape is what is fuzzed.
+        case 'runID':
+          return [`ev-${'0'.repeat(16)}`, 'ev-not-hex', 'EV-0000000000000000'];
         case 'name':
           return ['index.js', 'index.css', 'missing.js'];
         case '*':
