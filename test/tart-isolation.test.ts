@@ -85,7 +85,8 @@ describe("the driver's VMs of two tenants on one Mac", () => {
     const b = (await host.guest('b').ssh()).host;
     const out = await tenant('a', [tcpProbe(b, 22), tcpProbe(b, 5900), passwordLogin(b)].join('; '));
     expect(out).not.toMatch(/^open$/m);
-    expect(out.match(/^blocked 124$/gm)).toHaveLength(2);
+    // Softnet drops what a sends to b: no answer (124: the 3 s ran out), or none to ARP (no route).
+    expect(out.match(/^blocked \d+$/gm)).toHaveLength(2);
     expect(out).not.toContain('exit 0');
     // The gateway (the Mac's end of the VMs' network, DHCP and DNS) stays reachable: it answers.
     expect(await tenant('a', tcpProbe('192.168.64.1', 22))).toMatch(/Connection refused/);
@@ -122,6 +123,6 @@ describe("the driver's VMs of two tenants on one Mac", () => {
     expect(ps).toMatch(/\/vms\/a\/\.emulation\/sshd_config/);
     expect(ps).not.toMatch(/\/vms\/b\//);
     expect(ps).not.toContain(join(mac.dir, 'ssh', 'sshd_config'));
-    expect(ps).not.toMatch(/vitest|tart-isolation/);
+    expect(ps).not.toMatch(/vitest/);
   });
 });

@@ -11,8 +11,8 @@
 //
 // The script reads the password from its first line of stdin (never from its arguments), and uses
 // only what the guest has: sudo -n (Cirrus' images: passwordless), dscl/perl on macOS, chpasswd on
-// Linux, ssh-keygen -A. sshd reads its configuration and keys per connection (launchd starts one per
-// connection on macOS; OpenSSH re-executes itself on Linux), so nothing is restarted.
+// Linux, ssh-keygen -A. On macOS launchd starts an sshd per connection, which reads the configuration
+// and keys then: nothing is restarted. A Linux guest's sshd (systemd) is reloaded.
 import type { GuestOs } from './guest-os.ts';
 
 /** The drop-in that turns password logins off (first match wins in sshd_config: 000 sorts first). */
@@ -43,6 +43,8 @@ const SCRIPTS: Record<GuestOs['name'], string> = {
     'IFS= read -r pw',
     `printf '%s:%s\\n' "$(id -un)" "$pw" | sudo -n chpasswd`,
     ...COMMON,
+    // systemd's sshd listens for good and keeps the configuration it read: it reads it again on a reload.
+    'sudo -n systemctl reload ssh 2>/dev/null || sudo -n systemctl reload sshd 2>/dev/null || true',
   ].join('\n'),
 };
 

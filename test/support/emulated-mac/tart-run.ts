@@ -346,6 +346,22 @@ function passphrase(): string {
   return Array.from({ length: 4 }, () => PASSPHRASE_WORDS[randomInt(PASSPHRASE_WORDS.length)]).join('-');
 }
 
+/** inetd in a few lines: accepts on ADDRESS PORT, each connection on stdin/stdout of `COMMAND…`. */
+const PER_CONNECTION = [
+  'import os, signal, socket, sys',
+  'signal.signal(signal.SIGCHLD, signal.SIG_IGN)',
+  's = socket.socket()',
+  's.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)',
+  's.bind((sys.argv[1], int(sys.argv[2])))',
+  's.listen(64)',
+  'while True:',
+  '    c, _ = s.accept()',
+  '    if os.fork() == 0:',
+  '        s.close(); os.dup2(c.fileno(), 0); os.dup2(c.fileno(), 1); c.close()',
+  '        os.execv(sys.argv[3], sys.argv[3:])',
+  '    c.close()',
+].join('\n');
+
 interface GuestSshd {
   name: string;
   vmNetns: string;
@@ -418,10 +434,12 @@ async function startGuestSshd(tracker: ProcessTracker, g: GuestSshd): Promise<Tr
   );
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   // /etc/ssh is the guest disk's: the image's host key and drop-ins, and what the guest changes there.
+  // One `sshd -i` per connection, as launchd starts sshd on macOS: each reads the configuration and
+  // host keys as they are then (a listening sshd keeps what it read at its start).
   const script =
     'mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/upper,workdir=$1/work" /etc && ' +
     'mount --bind "$3/etc/ssh" /etc/ssh && ' +
-    'exec /usr/sbin/sshd -D -e -f "$2"';
+    `exec /usr/bin/python3 -c '${PER_CONNECTION}' "$4" 22 /usr/sbin/sshd -i -e -f "$2"`;
   const proc = await tracker.start(
     'setpriv',
     [
