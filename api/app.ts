@@ -7,6 +7,7 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyPluginAsync,
+  type FastifyRequest,
   type onRequestHookHandler,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -19,6 +20,10 @@ import { ApiError, errorHandler, notFoundHandler } from './errors.ts';
 import { sweepExpiredRecords } from './idempotency.ts';
 import { replicaIdentity, ReplicaHeartbeat } from './replica-lease.ts';
 import type { RecordingQuota, SnapshotQuota } from './services/quotas.ts';
+import type { BlobQuota } from './services/quota-limits.ts';
+import type { UrlFetchPolicy } from '../operator/evaluation/fetch-url.ts';
+import { blobRoutes } from './routes/blobs.ts';
+import { evaluationRoutes } from './routes/evaluation.ts';
 import { storageGuardHook, writesToDataDir, type StorageGuardOptions } from './storage-guard.ts';
 import { ApiMetrics } from './metrics.ts';
 import { hotSandboxRead, serverWithFront, type HotRead } from './hot-read.ts';
@@ -38,6 +43,8 @@ import { adminRoutes } from './routes/admin.ts';
 import { connectivityRoutes } from './routes/connectivity.ts';
 import { displayRoutes } from './routes/display.ts';
 import { execRoutes } from './routes/exec.ts';
+import { execAxRoutes } from './compat/use-computer/exec-ax.ts';
+import { cuaRoutes } from './compat/cua/routes.ts';
 import { fileRoutes } from './routes/files.ts';
 import { healthRoutes } from './routes/health.ts';
 import { keyboardRoutes } from './routes/keyboard.ts';
@@ -95,6 +102,13 @@ export interface CustomerAppOptions {
   snapshotQuota?: SnapshotQuota;
   /** Recordings an account's running sandboxes may hold (count; bytes before a new one). */
   recordingQuota?: RecordingQuota;
+  /** Blobs an account may upload for setup steps (count; bytes before a new one). */
+  blobQuota?: BlobQuota;
+  /**
+   * What URLs `download` setup steps may fetch: public addresses only, unless `allow` names more
+   * (CIDRs; docs/evaluation.md). The operator takes the same for replays (`settings.setupFetch`).
+   */
+  setupFetch?: UrlFetchPolicy;
   /** Refuse snapshots, recordings and uploads while the data directory's disk is nearly full. */
   storageGuard?: StorageGuardOptions;
   /** Failed authentications per client address and window (keys and viewer tokens); `false`: off. */
@@ -116,7 +130,11 @@ export interface CustomerAppOptions {
   version?: string;
   /** The operator's blob store: task screenshots and recordings (trajectory downloads). */
   blobs?: BlobStore;
-  /** On close, how long requests waiting on a reconciler may still finish. Default 30 s. */
+  /**
+   * On close, how long requests in flight may still finish (default 5 s). Then waits on reconcilers
+   * end with 503 `server_shutting_down` and every connection still open is cut: the requests on them
+   * are abandoned (`app.abandoned` lists them).
+   */
   shutdownGraceMs?: number;
   /** Live Idempotency-Keys per account (24 h each). Default 10 000. */
   idempotencyRecordsPerAccount?: number;
@@ -129,8 +147,10 @@ export interface CustomerAppOptions {
 
 export const DEFAULT_RATE_LIMIT: RateLimit = { max: 6000, timeWindowMs: 60_000 };
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
-export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
+export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
 const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000;
+/** After the grace, how long handlers have to answer their aborted waits before connections are cut. */
+const CUT_AFTER_ABORT_MS = 500;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -140,6 +160,8 @@ declare module 'fastify' {
     collections: Collections;
     /** The open VNC/SSH WebSocket sessions (one leaves once the server has ended it and freed its slot). */
     wsProxies: WebSocketProxies;
+    /** The requests a close cut off once its grace period was over (`METHOD url`), for its report. */
+    abandoned: string[];
   }
 }
 
@@ -212,6 +234,8 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     ...(opts.operatorHooks && { operatorHooks: opts.operatorHooks }),
     ...(opts.snapshotQuota && { snapshotQuota: opts.snapshotQuota }),
     ...(opts.recordingQuota && { recordingQuota: opts.recordingQuota }),
+    ...(opts.blobQuota && { blobQuota: opts.blobQuota }),
+    ...(opts.setupFetch && { setupFetch: opts.setupFetch }),
     ...(opts.idempotencyRecordsPerAccount !== undefined && {
       idempotencyRecordsPerAccount: opts.idempotencyRecordsPerAccount,
     }),
@@ -271,6 +295,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   await app.register(sandboxRoutes, routeOpts);
   await app.register(viewerTokenRoutes, routeOpts);
   await app.register(execRoutes, routeOpts);
+  await app.register(execAxRoutes, routeOpts);
   await app.register(fileRoutes, {
     ...routeOpts,
     ...(opts.uploadLimitBytes !== undefined && { uploadLimitBytes: opts.uploadLimitBytes }),
@@ -283,9 +308,16 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   await app.register(displayRoutes, routeOpts);
   await app.register(snapshotRoutes, routeOpts);
   await app.register(connectivityRoutes, routeOpts);
+  await app.register(cuaRoutes, routeOpts);
   await app.register(taskRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(taskEditRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(collectionRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
+  await app.register(evaluationRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
+  await app.register(blobRoutes, {
+    ...routeOpts,
+    ...(opts.blobs && { blobs: opts.blobs }),
+    ...(opts.uploadLimitBytes !== undefined && { uploadLimitBytes: opts.uploadLimitBytes }),
+  });
   await app.register(sessionRoutes, routeOpts);
   await app.register(accountRoutes, routeOpts);
   const feed = new PlatformFeed(opts.store, (m) => isOccupied(ctx, m));
@@ -310,9 +342,29 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   let grace: NodeJS.Timeout | undefined;
   let reapIdle: NodeJS.Timeout | undefined;
   const stopWaiting = () => shutdown.abort(new ApiError('server_shutting_down'));
+  // Requests in flight, so that a close that has to cut them off can say which.
+  const inFlight = new Set<FastifyRequest>();
+  app.decorate('abandoned', [] as string[]);
+  app.addHook('onRequest', (request, reply, done) => {
+    inFlight.add(request);
+    // The response's close: sent, or its connection gone (the request's own close comes once its body is read).
+    reply.raw.once('close', () => inFlight.delete(request));
+    done();
+  });
+  // The grace is over: waits on reconcilers answer 503 at once; a call still running on a VM (an
+  // exec of an hour, a VM that stopped answering) is cut off with its connection. The cut gives
+  // their handlers a moment to answer the waits first.
+  const endOfGrace = () => {
+    stopWaiting();
+    const cut = setTimeout(() => {
+      for (const r of inFlight) app.abandoned.push(`${r.method} ${r.url}`);
+      app.server.closeAllConnections();
+    }, CUT_AFTER_ABORT_MS);
+    cut.unref();
+  };
   app.addHook('preClose', async () => {
     sweeper.cancel();
-    grace = setTimeout(stopWaiting, opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
+    grace = setTimeout(endOfGrace, opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
     grace.unref();
     // A keep-alive connection whose request finishes during the close turns idle afterwards; the
     // listener closes idle connections only once, when the close starts: keep closing them.

@@ -4,6 +4,8 @@
 // Task holds, so a trajectory imported from either can be replayed. `atifProblems` adds to the
 // JSON Schema what a schema cannot say (sequential step ids, where tool calls and answers belong).
 import { Compile } from 'typebox/compile';
+import type { SetupStep, TaskGrader } from '../crds/index.ts';
+import { EvaluationInputError, checkSetupSteps, checkTaskGrader } from '../operator/evaluation/validate.ts';
 import { AtifSchema, type AtifDocument } from './schemas/atif.ts';
 
 export const LEGACY_SCHEMA_VERSION = 'sandbay-atif/1';
@@ -21,8 +23,22 @@ export interface ReadTrajectory {
   instruction?: string;
   category?: string;
   setupScript?: string;
-  grader?: string;
+  setup?: SetupStep[];
+  grader?: TaskGrader;
   actions: ReadAction[];
+}
+
+/** The task's setup steps and grader as an export wrote them (checked as the API checks them). */
+function evaluationOf(task: Record<string, unknown> | undefined): Pick<ReadTrajectory, 'setup' | 'grader'> {
+  try {
+    const setup = task?.setup === undefined || task.setup === null ? undefined : checkSetupSteps(task.setup);
+    const grader =
+      task?.grader === undefined || task.grader === null ? undefined : checkTaskGrader(task.grader);
+    return { ...(setup !== undefined && { setup }), ...(grader !== undefined && { grader }) };
+  } catch (err) {
+    if (err instanceof EvaluationInputError) throw new TrajectoryFormatError(`the task's ${err.message}`);
+    throw err;
+  }
 }
 
 export class TrajectoryFormatError extends Error {
@@ -95,13 +111,12 @@ function fromAtif(doc: AtifDocument): ReadTrajectory {
   const instruction = optionalString(task?.instruction) ?? userText;
   const category = optionalString(task?.category);
   const setupScript = optionalString(task?.setup_script);
-  const grader = optionalString(task?.grader);
   return {
     format: 'atif',
     ...(instruction !== undefined && { instruction }),
     ...(category !== undefined && { category }),
     ...(setupScript !== undefined && { setupScript }),
-    ...(grader !== undefined && { grader }),
+    ...evaluationOf(task),
     actions,
   };
 }
@@ -130,13 +145,12 @@ function fromLegacy(doc: Record<string, unknown>): ReadTrajectory {
   }
   const category = optionalString(task.category);
   const setupScript = optionalString(task.setup_script);
-  const grader = optionalString(task.grader);
   return {
     format: LEGACY_SCHEMA_VERSION,
     instruction: task.instruction,
     ...(category !== undefined && { category }),
     ...(setupScript !== undefined && { setupScript }),
-    ...(grader !== undefined && { grader }),
+    ...evaluationOf(task),
     actions,
   };
 }

@@ -47,6 +47,7 @@ export function atifTask(task: Task) {
     instruction: task.spec.instruction,
     category: task.spec.category ?? null,
     setup_script: task.spec.setupScript ?? null,
+    setup: task.spec.setup ?? null,
     grader: task.spec.grader ?? null,
     app_state: task.status?.appState ?? null,
     created_at: task.metadata.creationTimestamp ?? null,

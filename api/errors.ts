@@ -4,6 +4,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isStoreError } from '../store/store.ts';
 import { DriverError, type DriverErrorCode } from '../hosts/driver.ts';
+import { EvaluationInputError } from '../operator/evaluation/validate.ts';
 import { SANDBOX_FAILURES, type SandboxFailureCode } from '../operator/conditions.ts';
 import { SCHEDULE_ERRORS, type ScheduleErrorCode } from '../operator/scheduler/errors.ts';
 
@@ -24,6 +25,12 @@ const API_ERRORS = {
   invalid_hours: { status: 400, message: 'A reservation edit may only add hours.' },
   invalid_argument: { status: 400, message: 'The sandbox refused an argument of the command.' },
   invalid_trajectory: { status: 400, message: 'The trajectory is neither valid ATIF nor sandbay-atif/1.' },
+  invalid_setup_step: { status: 400, message: 'A setup step is of an unknown type or malformed.' },
+  invalid_grader: {
+    status: 400,
+    message: 'The grader, or one of its checks, is of an unknown type or malformed.',
+  },
+  cua_unknown_command: { status: 400, message: 'sandbay does not serve this command of the Cua protocol.' },
   // 401 / 402 / 403
   missing_api_key: { status: 401, message: 'Send Authorization: Bearer <key>.' },
   invalid_api_key: { status: 401, message: 'The key is invalid, revoked or expired.' },
@@ -51,6 +58,7 @@ const API_ERRORS = {
   step_not_found: { status: 404, message: 'The task has no screenshot for this step.' },
   replay_not_found: { status: 404, message: 'Replay not found.' },
   collection_not_found: { status: 404, message: 'The sandbox is not collecting a task.' },
+  blob_not_found: { status: 404, message: 'Blob not found.' },
   // 409: the request conflicts with the current state
   no_active_reservation: { status: 409, message: 'The account has no active reservation.' },
   reservation_not_active: { status: 409, message: 'The reservation is not active.' },
@@ -68,6 +76,7 @@ const API_ERRORS = {
   task_already_recorded: { status: 409, message: 'The task has recorded steps: collect into a new task.' },
   collection_in_progress: { status: 409, message: 'The sandbox or the task is being collected.' },
   setup_script_failed: { status: 409, message: "The task's setup script failed: nothing was recorded." },
+  setup_failed: { status: 409, message: 'A setup step of the task failed: nothing was recorded.' },
   idempotency_in_flight: { status: 409, message: 'A request with this Idempotency-Key is still in flight.' },
   conflict: { status: 409, message: 'The resource changed meanwhile; retry.' },
   // 413 / 415 / 422 / 426 / 429
@@ -81,7 +90,7 @@ const API_ERRORS = {
   rate_limited: { status: 429, message: 'Too many requests for this key; retry later.' },
   too_many_connections: {
     status: 429,
-    message: 'Too many open VNC and SSH connections; close one first.',
+    message: 'Too many open VNC, SSH and Cua connections; close one first.',
   },
   too_many_auth_failures: {
     status: 429,
@@ -89,6 +98,7 @@ const API_ERRORS = {
   },
   // 5xx: the service or the sandbox failed
   internal_error: { status: 500, message: 'Internal error.' },
+  sandbox_type_not_supported: { status: 501, message: 'sandbay runs macOS sandboxes only.' },
   artifact_unavailable: { status: 500, message: "A task's screenshot or recording is missing from storage." },
   sandbox_failed: { status: 502, message: 'The sandbox failed to start.' },
   snapshot_failed: { status: 502, message: 'The snapshot transfer, apply or startup failed.' },
@@ -183,6 +193,7 @@ const FASTIFY_ERRORS: Record<string, ErrorCode> = {
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof DriverError) return new ApiError(DRIVER_ERRORS[err.code], err.message);
+  if (err instanceof EvaluationInputError) return new ApiError(err.code, err.message);
   if (isStoreError(err)) {
     if (err.code === 'NotFound') return new ApiError('not_found', err.message);
     if (err.code === 'Conflict' || err.code === 'AlreadyExists') return new ApiError('conflict');

@@ -26,6 +26,8 @@ const DESCRIBED_TAGS = new Set([
   'account',
   'recordings',
   'trajectories',
+  'evaluation',
+  'cua',
 ]);
 
 type Schema = {

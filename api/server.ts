@@ -28,6 +28,7 @@ import { dashboardSecretFor } from './dashboard/secrets.ts';
 import { buildAdminApp } from './admin-app.ts';
 import { bootstrapAdminKey } from './admin-auth.ts';
 import { createLogger } from './logger.ts';
+import { allowList } from '../operator/evaluation/fetch-url.ts';
 import { listenHttpAndHttps } from './admin-listener.ts';
 import { ensureAdminTls, TLS_CERT_FILE, TLS_KEY_FILE } from './admin-tls.ts';
 import type { Clock } from '../operator/runtime/clock.ts';
@@ -45,6 +46,8 @@ export interface ServerOptions {
   host?: string;
   /** New snapshots, recordings and uploads are refused while less is free in dataDir (default 1 GiB). */
   minFreeBytes?: number;
+  /** CIDRs `download` setup steps may fetch from although they are not public (docs/evaluation.md). */
+  setupFetchAllow?: string[];
   /** Address the admin listener binds: its own, loopback unless told otherwise (not `host`). */
   adminHost?: string;
   /** The gateway environment idempotency keys are scoped to (default `production`). */
@@ -85,6 +88,8 @@ export interface RunningServer {
   store: Store;
   /** Stops listening, stops the operator, closes the store. */
   close(): Promise<void>;
+  /** What the close has cut off (requests past their grace) or is still waiting on (`stopping …`). */
+  abandoned(): string[];
 }
 
 export const ADMIN_KEY_FILE = 'admin.key';
@@ -110,6 +115,8 @@ export function blobDir(dataDir: string): string {
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const dataDir = resolve(opts.dataDir);
+  // A CIDR that does not parse stops the start, not the first download that would use it.
+  if (opts.setupFetchAllow) allowList(opts.setupFetchAllow);
   const logger: FastifyBaseLogger = opts.logger ?? createLogger();
   const host = opts.host ?? '127.0.0.1';
   const adminHost = opts.adminHost ?? '127.0.0.1';
@@ -121,10 +128,21 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...(opts.context !== undefined && { context: opts.context }),
   });
   const withOperator = (opts.role ?? 'all') === 'all';
-  const closers: (() => Promise<void>)[] = [() => store.close()];
+  // Each closer with what it stops, so that a shutdown that runs out of time can say where it was.
+  const closers: [string, () => Promise<void>][] = [['the store', () => store.close()]];
+  let stopping: string | undefined;
+  let customer: FastifyInstance | undefined;
   const close = async () => {
-    for (const closer of closers.splice(0).reverse()) await closer();
+    for (const [what, closer] of closers.splice(0).reverse()) {
+      stopping = what;
+      await closer();
+    }
+    stopping = undefined;
   };
+  const abandoned = () => [
+    ...(customer?.abandoned ?? []),
+    ...(stopping === undefined ? [] : [`stopping ${stopping}`]),
+  ];
   try {
     const adminKeyFile = join(dataDir, ADMIN_KEY_FILE);
     await bootstrapAdminKey(store, adminKeyFile, logger);
@@ -134,7 +152,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       (msg) => logger.info({ driver: opts.hostDriver }, msg),
       { vmOutboundNat: opts.vmOutboundNat ?? false },
     );
-    closers.push(() => closeDrivers(drivers));
+    closers.push(['the host drivers (powering VMs off)', () => closeDrivers(drivers)]);
     // One registry for the admin /metrics: the API's and the operator's (controllers, fleet).
     const metrics = new ApiMetrics();
     const operator = withOperator
@@ -144,9 +162,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           blobDir: blobDir(dataDir),
           logger,
           metricsRegistry: metrics.registry,
+          ...(opts.setupFetchAllow && { settings: { setupFetch: { allow: opts.setupFetchAllow } } }),
         })
       : undefined;
-    if (operator) closers.push(() => operator.stop());
+    if (operator) closers.push(['the operator', () => operator.stop()]);
     const adminCaFile = join(dataDir, TLS_CERT_FILE);
     const tls = await ensureAdminTls(adminCaFile, join(dataDir, TLS_KEY_FILE), adminHost);
     const dashboard = await loadDashboard();
@@ -163,7 +182,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       host: adminHost,
       tls,
     });
-    closers.push(() => admin.close());
+    closers.push(['the admin listener', () => admin.close()]);
     const customerApp = await buildCustomerApp({
       store,
       drivers,
@@ -184,6 +203,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       metrics,
       blobs: createBlobStore(blobDir(dataDir)),
       storageGuard: { dir: dataDir, minFreeBytes: opts.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES },
+      ...(opts.setupFetchAllow && { setupFetch: { allow: opts.setupFetchAllow } }),
       // In one process the API reads the operator's caches; `sandbay api` alone keeps its own.
       ...(operator && { informers: operator.informers }),
     });
@@ -193,7 +213,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     await customerApp.register(dashboardPage(dashboard));
     // What a person who opens the server's address in a browser sees: what this is, where to go.
     await customerApp.register(frontPage);
-    closers.push(() => customerApp.close());
+    customer = customerApp;
+    closers.push(['the customer listener', () => customerApp.close()]);
     const url = await listen(customerApp, opts.port ?? 8080, host);
     const running = {
       url,
@@ -203,6 +224,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       adminCaFile,
       store,
       close,
+      abandoned,
     };
     logger.info(
       { url, adminUrl: running.adminUrl, adminKeyFile, adminCaFile, hostDriver: opts.hostDriver },

@@ -20,6 +20,7 @@ const WRITING_ROUTES = new Set([
   'POST /v1/sandboxes/:sandboxID/recording/start',
   'PUT /v1/sandboxes/:sandboxID/files',
   'PUT /v1/sandboxes/:sandboxID/files/archive',
+  'POST /v1/blobs',
 ]);
 
 /** Free bytes of the file system holding `dir`, as an unprivileged process may use them. */

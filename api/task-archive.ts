@@ -28,7 +28,9 @@ export function taskMetadata(task: Task) {
 /** The names of the archive's entries, in the order they are written. */
 export function archiveEntries(task: Task): string[] {
   const names = ['trajectory.json', 'task.json', 'setup.sh'];
-  if (task.spec.grader !== undefined) names.push('grader.sh');
+  if (task.spec.setup !== undefined) names.push('setup.json');
+  if (typeof task.spec.grader === 'string') names.push('grader.sh');
+  else if (task.spec.grader !== undefined) names.push('grader.json');
   for (const step of orderedSteps(task)) if (step.screenshot) names.push(imagePath(step.index));
   return names;
 }
@@ -54,7 +56,10 @@ export function taskArchive(task: Task, images: ArchiveImage[]): Readable {
     text('trajectory.json', `${JSON.stringify(toAtif(task), null, 2)}\n`);
     text('task.json', `${JSON.stringify(taskMetadata(task), null, 2)}\n`);
     text('setup.sh', task.spec.setupScript ?? '');
-    if (task.spec.grader !== undefined) text('grader.sh', task.spec.grader);
+    if (task.spec.setup !== undefined) text('setup.json', `${JSON.stringify(task.spec.setup, null, 2)}\n`);
+    const grader = task.spec.grader;
+    if (typeof grader === 'string') text('grader.sh', grader);
+    else if (grader !== undefined) text('grader.json', `${JSON.stringify(grader, null, 2)}\n`);
     for (const image of [...images].sort((a, b) => a.index - b.index)) {
       const file: ZipInputFile & { push(c: Uint8Array, final?: boolean): void } = new ZipPassThrough(
         imagePath(image.index),

@@ -25,7 +25,13 @@ export const BENCHES: Record<string, string[]> = {
   dashboard: [],
   tart: [],
   'readme-steps': [],
+  cua: [],
+  evaluation: [],
   'mixed-load': ['--expose-gc'],
+  'hostile-tenant': [],
+  'client-view': [],
+  'api-burst-process': [],
+  agents: [],
 };
 
 function runOne(name: string, args: string[]): Promise<number> {

@@ -2,6 +2,7 @@
 import type { KindDefinition } from './meta.ts';
 import { AccountKind } from './account.ts';
 import { ApiKeyKind } from './api-key.ts';
+import { BlobKind } from './blob.ts';
 import { IdempotencyRecordKind } from './idempotency-record.ts';
 import { LeaseKind } from './lease.ts';
 import { MiniKind } from './mini.ts';
@@ -15,6 +16,9 @@ import { VMKind } from './vm.ts';
 export * from './meta.ts';
 export * from './account.ts';
 export * from './api-key.ts';
+export * from './blob.ts';
+export * from './grader.ts';
+export * from './setup-step.ts';
 export * from './idempotency-record.ts';
 export * from './lease.ts';
 export * from './mini.ts';
@@ -33,6 +37,7 @@ export const KINDS: readonly KindDefinition[] = [
   SnapshotKind,
   TaskKind,
   ReplayKind,
+  BlobKind,
   AccountKind,
   ApiKeyKind,
   RateKind,

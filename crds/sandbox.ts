@@ -43,6 +43,10 @@ export const SandboxSpec = Type.Object(
       Type.Optional(Type.Integer({ minimum: 1 })),
     ),
     snapshot: doc('user: snapshot version to restore.', Type.Optional(Type.String())),
+    host: doc(
+      'user: pins the sandbox to one Mac of its reservation, named by its Mini name or address; the scheduler places it there or refuses.',
+      Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
+    ),
     ephemeral: doc(
       'user: true opts into the idle reaper (about 2 minutes without activity).',
       Type.Boolean({ default: false }),

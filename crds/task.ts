@@ -1,6 +1,8 @@
 import Type, { type Static } from 'typebox';
 import { doc, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
 import { Artifact } from './snapshot.ts';
+import { GradeResult, TaskGrader } from './grader.ts';
+import { SetupSteps } from './setup-step.ts';
 
 /** One recorded action: the tool call and the screenshot observed after it. */
 export const TrajectoryStep = Type.Object({
@@ -20,12 +22,16 @@ export const TaskSpec = Type.Object(
     instruction: doc('user: what the demonstrator was asked to do.', Type.String()),
     category: doc('user: a grouping for people (e.g. `browser`, `office`).', Type.Optional(Type.String())),
     setupScript: doc(
-      'user: shell script run before recording (and before replay).',
+      'user: shell script run before recording (and before replay), before `setup`.',
       Type.Optional(Type.String()),
     ),
+    setup: doc(
+      'user: setup steps (crds/setup-step.ts) run after the setup script, before recording and replay.',
+      Type.Optional(SetupSteps),
+    ),
     grader: doc(
-      'user: shell script whose exit code 0 means success (reward 1).',
-      Type.Optional(Type.String()),
+      'user: a shell script whose exit code 0 means success (reward 1), or a grader of checks (crds/grader.ts).',
+      Type.Optional(TaskGrader),
     ),
   },
   { additionalProperties: false },
@@ -114,6 +120,7 @@ export const ReplayStatus = Type.Object({
   sandbox: doc('reconciler: the sandbox the replay runs in.', Type.Optional(Type.String())),
   stepsDone: doc('reconciler: recorded actions replayed so far.', Type.Optional(Type.Integer())),
   reward: doc("reconciler: the grader's result (0 to 1), once completed.", Type.Optional(Type.Number())),
+  grade: doc("reconciler: the grader's checks and how each went.", Type.Optional(GradeResult)),
   message: doc('reconciler: why the replay failed, for people.', Type.Optional(Type.String())),
 });
 

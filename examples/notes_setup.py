@@ -24,7 +24,7 @@ def open_notes(sb: Sandbox) -> Tuple[int, int]:
     sb.exec("(setsid xterm -T notes -e sh -c 'read line; echo \"$line\" > ~/answer.txt' >/dev/null 2>&1 &)")
 
     def notes() -> Optional[Dict[str, Any]]:
-        return next((w for w in sb.display.get_windows()["windows"] if w["name"] == "notes"), None)
+        return next((w for w in sb.display.get_windows() if w["name"] == "notes"), None)
 
     w = until(notes, "the notes window")
     centre = (w["x"] + w["width"] // 2, w["y"] + w["height"] // 2)

@@ -22,7 +22,7 @@ export async function openNotes(sb: Sandbox): Promise<{ x: number; y: number }> 
   await sb.exec(
     `(setsid xterm -T notes -e sh -c 'read line; echo "$line" > ~/answer.txt' >/dev/null 2>&1 &)`,
   );
-  const notes = async () => (await sb.display.getWindows()).windows.find((w) => w.name === 'notes');
+  const notes = async () => (await sb.display.getWindows()).find((w) => w.name === 'notes');
   const w = await until(notes, 'the notes window');
   const centre = { x: w.x + Math.round(w.width / 2), y: w.y + Math.round(w.height / 2) };
   await sb.mouse.click(centre.x, centre.y);

@@ -225,6 +225,12 @@ export interface Guest {
   openStream?(service: GuestService): Promise<Duplex>;
   /** Last input, exec or connection seen by the guest. */
   lastActivity(): Promise<Date | undefined>;
+  /**
+   * Drops every connection the driver holds to the VM, because a call on it outlived its deadline
+   * (guest-deadlines.ts): whatever still waits on them fails at once, and the next call opens fresh
+   * ones. The VM itself is not touched.
+   */
+  abandon?(): void;
 }
 
 export type DriverErrorCode =

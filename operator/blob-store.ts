@@ -41,6 +41,20 @@ export function checkLocation(location: string): string[] {
   return parts;
 }
 
+/** A pass-through that counts and hashes what flows through it: `digest()` once it has ended. */
+export function digestTap(): { tap: Transform; digest(): { bytes: number; sha256: string } } {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const tap = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      done(null, chunk);
+    },
+  });
+  return { tap, digest: () => ({ bytes, sha256: hash.digest('hex') }) };
+}
+
 /** fsync of a file or a directory (a directory's sync makes a rename in it durable). */
 async function syncPath(p: string, flags: 'r' | 'r+'): Promise<void> {
   const fh = await open(p, flags);
@@ -64,15 +78,7 @@ export function createBlobStore(dir: string): BlobStore {
   async function put(location: string, source: string | Readable): Promise<BlobInfo> {
     const target = abs(location);
     const tmp = await tempPath('.part');
-    const hash = createHash('sha256');
-    let bytes = 0;
-    const tap = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        hash.update(chunk);
-        bytes += chunk.length;
-        done(null, chunk);
-      },
-    });
+    const { tap, digest } = digestTap();
     try {
       const input = typeof source === 'string' ? createReadStream(source) : source;
       await pipeline(input, tap, createWriteStream(tmp));
@@ -85,7 +91,7 @@ export function createBlobStore(dir: string): BlobStore {
       await rm(tmp, { force: true });
       throw err;
     }
-    return { location, bytes, sha256: hash.digest('hex') };
+    return { location, ...digest() };
   }
 
   async function verify(info: BlobInfo): Promise<boolean> {

@@ -86,3 +86,21 @@ it('removes abandoned temp files and blobs whose owner is gone, and nothing else
     orphans: [],
   });
 });
+
+it('removes uploaded blobs whose Blob is gone and uploads a crash interrupted; keeps the rest', async () => {
+  const hex = (c: string) => c.repeat(64);
+  await store.create({
+    apiVersion: API_VERSION,
+    kind: 'Blob',
+    metadata: { name: `sha256-${hex('a')}`, namespace: 'acme' },
+    spec: { artifact: { location: `uploads/acme/${hex('a')}`, bytes: 1, sha256: hex('a') } },
+  });
+  const put = (location: string) => blobs.put(location, Readable.from([Buffer.from('x')]));
+  for (const l of [hex('a'), hex('b'), hex('c'), 'incoming-old', 'incoming-new'])
+    await put(`uploads/acme/${l}`);
+  for (const l of [hex('a'), hex('b'), 'incoming-old']) await age(`uploads/acme/${l}`, 2 * HOUR);
+  const report = await sweepBlobs(blobs, ownerInStore(store), { now: Date.now() });
+  expect(report.orphans.sort()).toEqual([`uploads/acme/${hex('b')}`, 'uploads/acme/incoming-old']);
+  for (const l of [hex('a'), hex('c'), 'incoming-new'])
+    expect(existsSync(path.join(blobs.dir, 'uploads', 'acme', l)), l).toBe(true);
+});

@@ -2,7 +2,8 @@
 // never finished (a crash between write and rename, see blob-store.ts), and blobs whose owner is
 // gone (a crash between a delete and its blob's removal, or a blob written before its resource
 // was). Blobs are owned by name: `snapshots/<ns>/<name>.delta` by that Snapshot, `tasks/<ns>/<id>/…`
-// by that Task. Nothing younger than a grace period is touched: a write in progress keeps its temp
+// by that Task, `uploads/<ns>/<hex>` by the Blob `sha256-<hex>` (an `uploads/<ns>/incoming-…` is an
+// upload a crash stopped between its bytes and its name). Nothing younger than a grace period is touched: a write in progress keeps its temp
 // file's mtime fresh, and a blob written a moment before its resource is not taken for an orphan.
 // Runs when the operator starts and then hourly.
 import { readdir, rm, stat } from 'node:fs/promises';
@@ -30,7 +31,11 @@ export interface BlobSweepReport {
 }
 
 /** Whether the resource that owns a blob exists. */
-export type OwnerExists = (kind: 'Snapshot' | 'Task', namespace: string, name: string) => Promise<boolean>;
+export type OwnerExists = (
+  kind: 'Snapshot' | 'Task' | 'Blob',
+  namespace: string,
+  name: string,
+) => Promise<boolean>;
 
 export async function sweepBlobs(
   blobs: BlobStore,
@@ -69,6 +74,15 @@ export async function sweepBlobs(
       if (times.some((t) => t >= orphanBefore)) continue;
       await rm(dir, { recursive: true, force: true });
       report.orphans.push(...files.map((f) => `tasks/${ns}/${task}/${f}`));
+    }
+  }
+  for (const ns of await names(path.join(blobs.dir, 'uploads'))) {
+    for (const file of await names(path.join(blobs.dir, 'uploads', ns))) {
+      const location = `uploads/${ns}/${file}`;
+      if (!file.startsWith('incoming-') && (await ownerExists('Blob', ns, `sha256-${file}`))) continue;
+      if ((await mtime(path.join(blobs.dir, location))) >= orphanBefore) continue;
+      await blobs.delete(location);
+      report.orphans.push(location);
     }
   }
   return report;

@@ -15,6 +15,7 @@ import type {
 } from '../crds/index.ts';
 import type { Store } from '../store/store.ts';
 import type { BlobStore } from './blob-store.ts';
+import type { UrlFetchPolicy } from './evaluation/fetch-url.ts';
 import type { HostRegistry } from './mini/hosts.ts';
 import { Client, Informer, type Clock, type Logger } from './runtime/index.ts';
 
@@ -123,6 +124,8 @@ export interface OperatorSettings {
   probeTimeoutMs: number;
   /** `status.heartbeat` is rewritten at most this often (the probe itself runs every heartbeatMs). */
   heartbeatWriteMs: number;
+  /** What URLs a replay's `download` setup steps may fetch (docs/evaluation.md). */
+  setupFetch: UrlFetchPolicy;
 }
 
 export const DEFAULT_SETTINGS: OperatorSettings = {
@@ -132,6 +135,7 @@ export const DEFAULT_SETTINGS: OperatorSettings = {
   downAfterFailures: 2,
   probeTimeoutMs: 10_000,
   heartbeatWriteMs: 60_000,
+  setupFetch: {},
 };
 
 export interface OperatorContext {

@@ -137,6 +137,7 @@ const ROWS: Row[] = [
   { method: 'POST', path: sbp('/keepalive'), expect: [200, 200, 404] },
   { method: 'POST', path: sbp('/viewer-token'), expect: [200, 200, 404] },
   { method: 'POST', path: sbp('/exec'), body: { command: 'true' }, expect: [200, 200, 404] },
+  { method: 'POST', path: sbp('/exec_ax'), body: { command: 'true' }, expect: [200, 200, 404] },
   {
     method: 'PUT',
     path: sbp('/files?path=up.txt'),
@@ -202,16 +203,37 @@ const ROWS: Row[] = [
   },
   { method: 'GET', path: sbp('/display/info'), expect: [200, 200, 404] },
   { method: 'GET', path: sbp('/display/windows'), expect: [200, 200, 404] },
+  { method: 'GET', path: sbp('/display/windows?best_effort=1'), expect: [200, 200, 404] },
   { method: 'POST', path: sbp('/snapshots'), body: { name: 'm' }, expect: [201, 201, 404] },
   { method: 'GET', path: sbp('/snapshots'), expect: [200, 200, 404] },
   { method: 'GET', path: () => '/v1/snapshots', expect: [200, 200, 200] },
   { method: 'GET', path: (i) => `/v1/snapshots/${i.snap}`, expect: [200, 200, 404] },
   { method: 'DELETE', path: (i) => `/v1/snapshots/${i.snap}`, expect: [204, 204, 404], fresh: freshSnapshot },
+  // Setup and grading: the sandbox's owner (either key); a task's setup needs the account key.
+  {
+    method: 'POST',
+    path: sbp('/setup'),
+    body: { steps: [{ type: 'sleep', seconds: 0 }] },
+    expect: [200, 200, 404],
+  },
+  { method: 'POST', path: sbp('/setup'), body: { task_id: 'no-such-task' }, expect: [404, 403, 404] },
+  {
+    method: 'POST',
+    path: sbp('/grade'),
+    body: { grader: { checks: [{ type: 'window', match: { name: 'none' }, absent: true }] } },
+    expect: [200, 200, 404],
+  },
+  { method: 'GET', path: () => '/v1/blobs', expect: [200, 200, 200] },
+  { method: 'GET', path: () => `/v1/blobs/sha256-${'0'.repeat(64)}`, expect: [404, 404, 404] },
   // The sim driver's VMs have no sshd: the key is accepted, the VM cannot be reached.
   { method: 'GET', path: sbp('/ssh/credentials'), expect: [502, 502, 404] },
   // Without Upgrade: 426 for everyone (the upgrade itself is checked below).
   { method: 'GET', path: sbp('/vnc'), expect: [426, 426, 426], public: true },
   { method: 'GET', path: sbp('/ssh'), expect: [426, 426, 426], public: true },
+  { method: 'GET', path: sbp('/cua/ws'), expect: [426, 426, 426], public: true },
+  // Cua's protocol: the key as on every sandbox route.
+  { method: 'POST', path: sbp('/cua/cmd'), body: { command: 'get_screen_size' }, expect: [200, 200, 404] },
+  { method: 'GET', path: sbp('/cua/commands'), expect: [200, 200, 404] },
 ];
 
 function expected(row: Row, caller: Caller): number {
@@ -286,6 +308,13 @@ describe('auth matrix', () => {
       for (const caller of CALLERS) {
         const want = caller === 'account' || caller === 'reservation' ? 502 : caller === 'other' ? 404 : 401;
         expect(await upgrade(`/v1/sandboxes/${ids.sb}/ssh`, headers[caller]), caller).toBe(want);
+      }
+    });
+
+    it('/cua/ws admits the owner (account or reservation key), refuses everyone else', async () => {
+      for (const caller of CALLERS) {
+        const want = caller === 'account' || caller === 'reservation' ? 101 : caller === 'other' ? 404 : 401;
+        expect(await upgrade(`/v1/sandboxes/${ids.sb}/cua/ws`, headers[caller]), caller).toBe(want);
       }
     });
 

@@ -63,7 +63,7 @@ function click(x: number, y: number): void {
 }
 
 async function noteWindow() {
-  return (await sb.display.getWindows()).windows.find((w) => w.name === 'note');
+  return (await sb.display.getWindows()).find((w) => w.name === 'note');
 }
 
 describe('the collector', () => {

@@ -86,7 +86,7 @@ async function newText(before: string, text: string): Promise<void> {
   );
 }
 
-const recorder = async () => (await sb.display.getWindows()).windows.find((w) => w.name === 'recorder');
+const recorder = async () => (await sb.display.getWindows()).find((w) => w.name === 'recorder');
 
 /** Clicks into the recorder and waits until it has the keyboard focus. */
 async function focusRecorder(): Promise<void> {
@@ -170,7 +170,7 @@ describe('Anthropic computer tool', () => {
       `(setsid sh -c 'stdbuf -oL xev -geometry 300x200 -name xevwin -event button > ~/xev.txt 2>&1' >/dev/null 2>&1 &)`,
     );
     const xev = await waitFor(
-      async () => (await sb.display.getWindows()).windows.find((w) => w.name === 'xevwin'),
+      async () => (await sb.display.getWindows()).find((w) => w.name === 'xevwin'),
       'the xev window',
       20_000,
     );
@@ -187,10 +187,7 @@ describe('Anthropic computer tool', () => {
     await waitFor(async () => (await presses()).length === 2, 'two presses', 20_000);
     expect(await presses()).toEqual(['0x5 1', '0x0 3']);
     await sb.exec('pkill -u "$(id -u)" -x xev');
-    await waitFor(
-      async () => (await sb.display.getWindows()).windows.every((w) => w.name !== 'xevwin'),
-      'xev gone',
-    );
+    await waitFor(async () => (await sb.display.getWindows()).every((w) => w.name !== 'xevwin'), 'xev gone');
   });
 
   it('left_mouse_down / left_mouse_up and left_click_drag: press at one cell, release at another', async () => {
@@ -331,7 +328,7 @@ describe('OpenAI computer_call actions', () => {
       const title = `focus-thief-${i}`;
       await sb.exec(`(setsid xterm -geometry 24x3+0+0 -T ${title} -e sleep 600 >/dev/null 2>&1 &)`);
       await waitFor(
-        async () => (await sb.display.getWindows()).windows.some((w) => w.name === title && w.focused),
+        async () => (await sb.display.getWindows()).some((w) => w.name === title && w.focused),
         `${title} focused`,
         20_000,
       );

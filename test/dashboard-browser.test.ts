@@ -225,7 +225,7 @@ describe('the dashboard in a real browser', () => {
     const win = await waitFor(
       async () =>
         (
-          (await api(on('/display/windows'))).body.windows as {
+          (await api(on('/display/windows'))).body as {
             name: string;
             x: number;
             y: number;
@@ -244,7 +244,7 @@ describe('the dashboard in a real browser', () => {
     await page.mouse.click(box.x + center.x * scale, box.y + center.y * scale);
     await waitFor(
       async () =>
-        ((await api(on('/display/windows'))).body.windows as { name: string; focused?: boolean }[]).some(
+        ((await api(on('/display/windows'))).body as { name: string; focused?: boolean }[]).some(
           (w) => w.name === 'dash-typer' && w.focused === true,
         ),
       'the xterm focused',
@@ -307,7 +307,7 @@ describe('the dashboard in a real browser', () => {
     // The setup script ran (unrecorded) before recording began.
     expect((await api(on('/files?path=setup.txt'))).text).toBe('ready\n');
     const win = (
-      (await api(on('/display/windows'))).body.windows as {
+      (await api(on('/display/windows'))).body as {
         name: string;
         x: number;
         y: number;
@@ -321,7 +321,7 @@ describe('the dashboard in a real browser', () => {
     await page.mouse.click(box.x + (win.x + win.width / 2) * scale, box.y + (win.y + win.height / 2) * scale);
     await waitFor(
       async () =>
-        ((await api(on('/display/windows'))).body.windows as { name: string; focused?: boolean }[]).some(
+        ((await api(on('/display/windows'))).body as { name: string; focused?: boolean }[]).some(
           (w) => w.name === 'dash-typer' && w.focused === true,
         ),
       'the xterm focused',

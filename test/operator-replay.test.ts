@@ -76,6 +76,53 @@ describe('the replay reconciler', () => {
     await sandboxGone(r.status!.sandbox!);
   });
 
+  it('fails a task written past the API whose setup step cannot run, naming it, before anything runs', async () => {
+    // The store's schema takes it (both sources are well-formed); the checks beyond the schema do not.
+    await f.store.create({
+      apiVersion: API_VERSION,
+      kind: 'Task',
+      metadata: { name: 'two-sources', namespace: 'acme' },
+      spec: {
+        instruction: 'x',
+        setupScript: 'touch ~/ran',
+        setup: [
+          { type: 'download', path: 'f', url: 'https://example.com/f', blob: `sha256-${'0'.repeat(64)}` },
+        ],
+      },
+    });
+    const r = await finished((await replay('two-sources')).metadata.name);
+    expect(r.status).toMatchObject({
+      phase: 'failed',
+      message: 'setup step 0 (download): needs exactly one of `url` and `blob`',
+    });
+    expect(r.status?.stepsDone).toBeUndefined();
+  });
+
+  it('grades with a grader of checks: the combined reward and each check', async () => {
+    await f.store.create({
+      apiVersion: API_VERSION,
+      kind: 'Task',
+      metadata: { name: 'checks', namespace: 'acme' },
+      spec: {
+        instruction: 'x',
+        grader: {
+          combine: 'weighted',
+          checks: [
+            { type: 'command', command: 'true', weight: 3 },
+            { type: 'window', match: { name: 'no such window' } },
+          ],
+        },
+      },
+    });
+    const r = await finished((await replay('checks')).metadata.name);
+    expect(r.status).toMatchObject({
+      phase: 'completed',
+      reward: 0.75,
+      message: 'replayed 0 steps; grader: reward 0.75 (1 of 2 checks passed)',
+    });
+    expect(r.status?.grade?.checks.map((c) => c.passed)).toEqual([true, false]);
+  });
+
   it('fails at a step it cannot carry out, naming it, after the steps before it', async () => {
     await seedTask(f.store, blobs, 'acme', 'bad-step', {
       steps: [

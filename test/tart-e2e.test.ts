@@ -96,9 +96,7 @@ describe('sandbay on the tart driver with two emulated Macs', () => {
     await exec(first.id, '(xterm -T e2e -geometry 40x10+100+100 >/dev/null 2>&1 &)');
     await waitFor(
       async () =>
-        (json(await api('GET', on('/display/windows'))).windows as { name: string }[]).some(
-          (w) => w.name === 'e2e',
-        ),
+        (json(await api('GET', on('/display/windows'))) as { name: string }[]).some((w) => w.name === 'e2e'),
       'the xterm among the windows',
       30_000,
     );
@@ -109,6 +107,49 @@ describe('sandbay on the tart driver with two emulated Macs', () => {
       'the typed command',
       30_000,
     );
+  });
+
+  it('sets up and grades in the guest with the same steps and checks as on linux (Guest methods only)', async () => {
+    const on = (rest: string) => `/v1/sandboxes/${first.id}${rest}`;
+    const setup = json(
+      await api('POST', on('/setup'), {
+        steps: [
+          {
+            type: 'command',
+            command: 'mkdir -p ~/Documents && printf "mac notes\\n" > ~/Documents/mac-notes.txt',
+          },
+          {
+            type: 'launch',
+            command: ['xterm', '-T', 'tart-eval', '-e', 'sh'],
+            wait_for: { name: 'tart-eval' },
+          },
+          { type: 'open', path: 'Documents/mac-notes.txt' },
+          {
+            type: 'command',
+            command: 'cat ~/Documents/mac-notes.txt',
+            expect: { stdout_equals: 'mac notes' },
+          },
+          { type: 'sleep', seconds: 0.1 },
+        ],
+      }),
+    );
+    expect(setup, JSON.stringify(setup)).toMatchObject({ status: 'completed', failed_step: null });
+    expect(setup.steps[2].window).toContain('mac-notes.txt');
+    const grade = json(
+      await api('POST', on('/grade'), {
+        grader: {
+          combine: 'all',
+          checks: [
+            { type: 'window', match: { name: 'tart-eval' } },
+            { type: 'file', path: 'Documents/mac-notes.txt', contains: 'mac notes' },
+            { type: 'command', command: 'echo True', expect: { stdout_contains: 'true', ignore_case: true } },
+          ],
+        },
+      }),
+    );
+    expect(grade).toMatchObject({ reward: 1 });
+    const failed = json(await api('POST', on('/setup'), { steps: [{ type: 'command', command: 'exit 5' }] }));
+    expect(failed.message).toBe('step 0 (command) failed: exited with 5, expected 0');
   });
 
   it('opens the VNC WebSocket with the viewer link alone: a full RFB session through the Mac', async () => {

@@ -208,7 +208,7 @@ describe('the live view of a sandbox', () => {
     const win = await waitFor(
       async () =>
         (
-          json(await api('GET', on('/display/windows'))).windows as {
+          json(await api('GET', on('/display/windows'))) as {
             name: string;
             x: number;
             y: number;
@@ -261,9 +261,9 @@ describe('the live view of a sandbox', () => {
     // focused the xterm are lost.
     await waitFor(
       async () =>
-        (
-          json(await api('GET', on('/display/windows'))).windows as { name: string; focused?: boolean }[]
-        ).some((w) => w.name === 'viewer-typer' && w.focused === true),
+        (json(await api('GET', on('/display/windows'))) as { name: string; focused?: boolean }[]).some(
+          (w) => w.name === 'viewer-typer' && w.focused === true,
+        ),
       'the xterm focused',
       10_000,
     );

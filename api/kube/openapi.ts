@@ -20,7 +20,9 @@ export function definitionName(kind: string): string {
 /**
  * A TypeBox (JSON Schema 2020-12) schema as an OpenAPI 3.0 schema: `const` becomes a one-value enum,
  * `patternProperties` becomes `additionalProperties`, an untyped enum of strings gets `type: string`,
- * and a free-form value is marked `x-kubernetes-preserve-unknown-fields`.
+ * a numeric `exclusiveMinimum`/`exclusiveMaximum` becomes the bound with OpenAPI 3.0's boolean flag
+ * (kubectl's parser refuses the whole document otherwise), and a free-form value is marked
+ * `x-kubernetes-preserve-unknown-fields`.
  */
 export function toOpenApiSchema(schema: unknown): Schema {
   if (typeof schema !== 'object' || schema === null) return {};
@@ -36,7 +38,10 @@ export function toOpenApiSchema(schema: unknown): Schema {
       out.additionalProperties = toOpenApiSchema(first);
     } else if (key === 'anyOf' || key === 'oneOf' || key === 'allOf')
       out[key] = (value as unknown[]).map(toOpenApiSchema);
-    else if (key !== '$id' && key !== '$schema') out[key] = value;
+    else if ((key === 'exclusiveMinimum' || key === 'exclusiveMaximum') && typeof value === 'number') {
+      out[key === 'exclusiveMinimum' ? 'minimum' : 'maximum'] = value;
+      out[key] = true;
+    } else if (key !== '$id' && key !== '$schema') out[key] = value;
   }
   if (Array.isArray(out.enum) && out.type === undefined && out.enum.every((v) => typeof v === 'string')) {
     out.type = 'string';

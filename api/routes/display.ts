@@ -1,6 +1,8 @@
 // Display information and the window / accessibility tree.
+import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { DisplayInfoSchema, WindowsSchema } from '../schemas/control.ts';
+import { AccessibilityTreeSchema, bestEffortTree } from '../compat/use-computer/accessibility.ts';
+import { DisplayInfoSchema, WindowsQuery, WindowsSchema } from '../schemas/control.ts';
 import { SandboxParams, errorResponses } from '../schemas/common.ts';
 import type { RouteOptions } from '../services/context.ts';
 import { guestFor } from '../services/request.ts';
@@ -29,11 +31,17 @@ export const displayRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       schema: {
         operationId: 'listWindows',
         tags,
-        summary: 'Application windows with their accessibility tree',
+        summary:
+          'Application windows with their accessibility tree (a list; `{available, tree, error}` with best_effort)',
         params: SandboxParams,
-        response: { 200: WindowsSchema, ...errors },
+        querystring: WindowsQuery,
+        response: { 200: Type.Union([WindowsSchema, AccessibilityTreeSchema]), ...errors },
       },
     },
-    async (request) => ({ windows: await (await guestFor(ctx, request)).windows() }),
+    async (request) => {
+      const windows = async () => (await guestFor(ctx, request)).windows();
+      const bestEffort = request.query.best_effort === '1' || request.query.best_effort === 'true';
+      return bestEffort ? bestEffortTree(windows) : windows();
+    },
   );
 };

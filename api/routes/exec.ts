@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { SandboxParams, errorResponses } from '../schemas/common.ts';
 import { ExecRequestSchema, ExecResultSchema } from '../schemas/sandboxes.ts';
 import type { RouteOptions } from '../services/context.ts';
-import { guestFor } from '../services/request.ts';
+import { execOnSandbox } from '../services/exec.ts';
 
 export const execRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   app.post(
@@ -18,10 +18,9 @@ export const execRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, {
         response: { 200: ExecResultSchema, ...errorResponses(400, 401, 404, 409, 502, 504) },
       },
     },
-    async (request) => {
-      const guest = await guestFor(ctx, request);
+    async (request, reply) => {
       const { command, timeout, ax } = request.body;
-      return guest.exec(command, { timeoutMs: timeout * 1000, agent: ax });
+      return execOnSandbox(ctx, request, reply, { command, timeoutS: timeout, ax });
     },
   );
 };

@@ -24,7 +24,7 @@ export interface FileRouteOptions extends RouteOptions {
  * A body left unread closes the connection after the answer: kept alive, the rest of the body
  * would sit before the next request on it, and the server's close would wait on it forever.
  */
-async function withLimitedBody(
+export async function withLimitedBody(
   request: FastifyRequest,
   reply: FastifyReply,
   limit: number,

@@ -2,6 +2,7 @@
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth.ts';
+import { withRecordingAliases } from '../compat/use-computer/recordings.ts';
 import { ApiError } from '../errors.ts';
 import { SandboxParams, binaryResponse, errorResponses, NoContent } from '../schemas/common.ts';
 import {
@@ -39,7 +40,7 @@ export const recordingRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     async (request) => {
       const guest = await guestFor(ctx, request);
       await checkRecordingQuota(ctx, principalOf(request).account);
-      return guest.startRecording(request.body.name);
+      return withRecordingAliases(await guest.startRecording(request.body.name));
     },
   );
 
@@ -58,7 +59,7 @@ export const recordingRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     async (request) => {
       const guest = await guestFor(ctx, request);
       if (!(await guest.getRecording(request.body.id))) throw new ApiError('recording_not_found');
-      return guest.stopRecording(request.body.id);
+      return withRecordingAliases(await guest.stopRecording(request.body.id));
     },
   );
 
@@ -73,7 +74,7 @@ export const recordingRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         response: { 200: Type.Array(RecordingSchema), ...errors },
       },
     },
-    async (request) => (await guestFor(ctx, request)).listRecordings(),
+    async (request) => (await (await guestFor(ctx, request)).listRecordings()).map(withRecordingAliases),
   );
 
   app.get(
@@ -90,7 +91,7 @@ export const recordingRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     async (request) => {
       const recording = await (await guestFor(ctx, request)).getRecording(request.params.recordingID);
       if (!recording) throw new ApiError('recording_not_found');
-      return recording;
+      return withRecordingAliases(recording);
     },
   );
 

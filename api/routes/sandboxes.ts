@@ -1,9 +1,11 @@
-// Sandbox lifecycle: create (idempotent), list, info, delete, keepalive.
+// Sandbox lifecycle: create (idempotent; a `type` other than macos is the use.computer client's 501),
+// list, info, delete, keepalive.
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { Sandbox } from '../../crds/index.ts';
 import { principalOf } from '../auth.ts';
+import { PlatformNotSupportedSchema, refuseOtherPlatforms } from '../compat/use-computer/platform.ts';
 import { idempotent } from '../idempotency.ts';
 import { SandboxParams, errorResponses, NoContent } from '../schemas/common.ts';
 import { ReservationIdSchema } from '../schemas/reservations.ts';
@@ -58,8 +60,10 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         response: {
           201: SandboxCreatedSchema,
           ...errorResponses(400, 401, 402, 403, 404, 409, 422, 502, 503, 504),
+          501: PlatformNotSupportedSchema,
         },
       },
+      preValidation: refuseOtherPlatforms,
       preHandler: idem.preHandler,
       onSend: idem.onSend,
     },

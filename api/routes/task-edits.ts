@@ -7,7 +7,7 @@ import { principalOf } from '../auth.ts';
 import { NoContent, errorResponses } from '../schemas/common.ts';
 import { TaskCreateSchema, TaskDetailSchema, TaskUpdateSchema } from '../schemas/tasks.ts';
 import type { RouteOptions } from '../services/context.ts';
-import { createTask, deleteTask, updateTask } from '../services/task-edits.ts';
+import { checkEvaluationFields, createTask, deleteTask, updateTask } from '../services/task-edits.ts';
 import { taskDetail } from '../services/tasks.ts';
 
 export interface TaskEditRouteOptions extends RouteOptions {
@@ -33,6 +33,7 @@ export const taskEditRoutes: FastifyPluginAsyncTypebox<TaskEditRouteOptions> = a
         body: TaskCreateSchema,
         response: { 201: TaskDetailSchema, ...errorResponses(400, 401, 403, 409) },
       },
+      preValidation: async (request) => checkEvaluationFields(request.body),
     },
     async (request, reply) =>
       reply.code(201).send(taskDetail(await createTask(ctx, principalOf(request), request.body))),
@@ -45,11 +46,12 @@ export const taskEditRoutes: FastifyPluginAsyncTypebox<TaskEditRouteOptions> = a
       schema: {
         operationId: 'updateTask',
         tags,
-        summary: "Edit a task's instruction, category, setup script or grader",
+        summary: "Edit a task's instruction, category, setup script, setup steps or grader",
         params,
         body: TaskUpdateSchema,
-        response: { 200: TaskDetailSchema, ...errorResponses(400, 401, 403, 404) },
+        response: { 200: TaskDetailSchema, ...errorResponses(400, 401, 403, 404, 409) },
       },
+      preValidation: async (request) => checkEvaluationFields(request.body),
     },
     async (request) =>
       taskDetail(await updateTask(ctx, principalOf(request), request.params.id, request.body)),

@@ -4,6 +4,7 @@
 // exist. See docs/trajectories.md.
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { GradeResult } from '../../crds/index.ts';
 import { NAME_PATTERN } from '../../crds/meta.ts';
 import type { BlobStore } from '../../operator/blob-store.ts';
 import { toAtif } from '../atif.ts';
@@ -69,6 +70,10 @@ const ReplaySchema = Type.Object({
   steps_done: Type.Integer({ description: 'Recorded actions replayed so far.' }),
   steps_total: Nullable(Type.Integer(), 'Recorded actions to replay.'),
   reward: Nullable(Type.Number(), "The grader's result (0 to 1) once completed; null without a grader."),
+  grade: Nullable(
+    GradeResult,
+    'Each check of the grader and how it went, once completed; null without a grader.',
+  ),
   message: Nullable(Type.String(), 'Why the replay failed, for people.'),
   created_at: Nullable(Type.String({ format: 'date-time' }), 'When the replay was started.'),
 });

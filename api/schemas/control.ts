@@ -133,10 +133,18 @@ export const WindowNodeSchema = Type.Object(
   { additionalProperties: true },
 );
 
-export const WindowsSchema = Type.Object({
-  windows: Type.Array(WindowNodeSchema, {
-    description: 'The windows at the top, their accessibility children below them.',
-  }),
+/** The window tree: a list, as the use.computer client types `display.get_windows()`. */
+export const WindowsSchema = Type.Array(WindowNodeSchema, {
+  description: 'The windows at the top, their accessibility children below them.',
+});
+
+export const WindowsQuery = request({
+  best_effort: Type.Optional(
+    Type.Enum(['1', 'true', '0', 'false'], {
+      description:
+        '1 or true: answer `{available, tree, error}`, with `available: false` instead of an error when the VM cannot give the tree.',
+    }),
+  ),
 });
 
 export const FilePathQuery = request({

@@ -1,5 +1,7 @@
-// Wire shapes of screen recordings (hosts/driver.ts RecordingInfo, as the API returns it).
+// Wire shapes of screen recordings (hosts/driver.ts RecordingInfo, as the API returns it, with the
+// use.computer client's names beside sandbay's).
 import Type from 'typebox';
+import { RecordingAliasFields } from '../compat/use-computer/recordings.ts';
 
 export const RecordingIdSchema = Type.String({
   pattern: '^[A-Za-z0-9_.-]{1,128}$',
@@ -19,6 +21,7 @@ export const RecordingSchema = Type.Object({
   ),
   duration_s: Type.Optional(Type.Number({ description: 'Length of the recorded video in seconds.' })),
   bytes: Type.Optional(Type.Integer({ description: 'Size of the MP4 file in bytes.' })),
+  ...RecordingAliasFields,
 });
 
 export const RecordingStartSchema = Type.Object(

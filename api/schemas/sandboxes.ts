@@ -6,8 +6,26 @@ import { MIN_CPU, MIN_MEMORY_GIB } from '../../crds/sandbox.ts';
 import { DateTimeString, Nullable, SandboxIdSchema } from './common.ts';
 import { ReservationIdSchema } from './reservations.ts';
 
+/** The one sandbox platform sandbay runs (the create's `type`). */
+export const SANDBOX_TYPE = 'macos';
+
+const SandboxType = Type.Literal(SANDBOX_TYPE, { description: 'The platform: `macos`, the only one.' });
+
 export const SandboxCreateSchema = Type.Object(
   {
+    type: Type.Optional({
+      ...SandboxType,
+      description:
+        'The platform: `macos` (the default, and the only one sandbay runs). Any other type answers 501 `sandbox_type_not_supported`.',
+    }),
+    host: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 253,
+        description:
+          'Pins the sandbox to one Mac of the reservation: its Mini name or IP. A Mac outside it answers 422 `host_not_reserved`; with `pool` it is 400.',
+      }),
+    ),
     reservation_id: Type.Optional({
       ...ReservationIdSchema,
       description: 'The reservation to run in; optional when the key has exactly one active reservation.',
@@ -62,6 +80,13 @@ const Urls = {
 };
 
 const SandboxId = { ...SandboxIdSchema, description: 'The sandbox id (`sb-` and 32 hex digits).' };
+const Placement = {
+  type: SandboxType,
+  host: Nullable(Type.String(), {
+    description:
+      'The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed.',
+  }),
+};
 const CreatedAt = { ...DateTimeString, description: 'When the sandbox was created.' };
 const VmIp = Type.String({ description: "The VM's address on its Mac's private network." });
 const Ephemeral = Type.Boolean({
@@ -81,6 +106,7 @@ export const SandboxCreatedSchema = Type.Object({
   reservation_id: NullableReservationId,
   ephemeral: Ephemeral,
   ...PoolFields,
+  ...Placement,
 });
 export type SandboxCreated = Static<typeof SandboxCreatedSchema>;
 
@@ -106,6 +132,7 @@ export const SandboxInfoSchema = Type.Object({
   memory_gib: Nullable(Type.Integer(), { description: 'Memory of the VM, GiB; null until placed.' }),
   ephemeral: Ephemeral,
   ...PoolFields,
+  ...Placement,
 });
 export type SandboxInfo = Static<typeof SandboxInfoSchema>;
 

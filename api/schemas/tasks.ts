@@ -1,6 +1,7 @@
 // Wire shapes of tasks (trajectories) as the API answers them: the list item and the detail, shared
 // by the read routes, the task edits and the collector.
 import Type from 'typebox';
+import { SetupSteps, TaskGrader } from '../../crds/index.ts';
 
 export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, description?: string) =>
   Type.Union([t, Type.Null()], description === undefined ? {} : { description });
@@ -15,14 +16,18 @@ export const TaskSummarySchema = Type.Object({
     Type.String(),
     '`recording`, `saved`, `finalizing` (recording being closed), `ready` or `failed`; null before any.',
   ),
-  has_grader: Type.Boolean({ description: 'The task has a grader script (a replay reports a reward).' }),
+  has_grader: Type.Boolean({ description: 'The task has a grader (a replay reports a reward).' }),
   has_recording: Type.Boolean({ description: 'The screen recording (MP4) of the session is finalized.' }),
 });
 
 export const TaskDetailSchema = Type.Object({
   ...TaskSummarySchema.properties,
   setup_script: Nullable(Type.String(), 'Shell script run before recording and before a replay.'),
-  grader: Nullable(Type.String(), 'Shell script whose exit code 0 means success (reward 1).'),
+  setup: Nullable(SetupSteps, 'Setup steps run after the setup script (docs/evaluation.md); null when none.'),
+  grader: Nullable(
+    TaskGrader,
+    'A shell script whose exit code 0 means success (reward 1), or a grader of checks (docs/evaluation.md).',
+  ),
   app_state: Nullable(
     Type.Record(Type.String(), Type.Unknown()),
     'Application state captured at save, for graders.',
@@ -65,10 +70,8 @@ const TaskFields = {
     maxLength: 1_000_000,
     description: 'Shell script run before recording and before a replay.',
   }),
-  grader: Type.String({
-    maxLength: 1_000_000,
-    description: 'Shell script whose exit code 0 means success (reward 1).',
-  }),
+  setup: SetupSteps,
+  grader: TaskGrader,
 };
 
 export const TaskCreateSchema = Type.Object(
@@ -83,6 +86,7 @@ export const TaskCreateSchema = Type.Object(
     instruction: Type.Optional(TaskFields.instruction),
     category: Type.Optional(TaskFields.category),
     setup_script: Type.Optional(TaskFields.setup_script),
+    setup: Type.Optional(TaskFields.setup),
     grader: Type.Optional(TaskFields.grader),
     trajectory: Type.Optional(
       Type.Unknown({
@@ -99,6 +103,7 @@ export const TaskUpdateSchema = Type.Object(
     instruction: Type.Optional(TaskFields.instruction),
     category: Type.Optional(Nullable(TaskFields.category, removable(TaskFields.category))),
     setup_script: Type.Optional(Nullable(TaskFields.setup_script, removable(TaskFields.setup_script))),
+    setup: Type.Optional(Nullable(TaskFields.setup, removable(TaskFields.setup))),
     grader: Type.Optional(Nullable(TaskFields.grader, removable(TaskFields.grader))),
   },
   { additionalProperties: false, minProperties: 1, description: '`null` removes an optional field.' },

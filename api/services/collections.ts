@@ -1,20 +1,30 @@
 // Starting and stopping collections (docs/trajectories.md, "The collector"): the setup phase runs
-// the task's setup script on the sandbox, unrecorded; then the Collection records until stopped.
+// the task's setup (its script, then its steps) on the sandbox, unrecorded; then the Collection
+// records until stopped.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Task } from '../../crds/index.ts';
+import type { Guest } from '../../hosts/driver.ts';
 import type { BlobStore } from '../../operator/blob-store.ts';
+import { runSetup } from '../../operator/evaluation/steps.ts';
+import {
+  TASK_SETUP_TIMEOUT_S,
+  isScriptStep,
+  setupFailureText,
+  taskSetupSteps,
+} from '../../operator/evaluation/task-evaluation.ts';
 import type { Principal } from '../auth.ts';
 import { finalizeRecording } from '../collector/collection.ts';
 import { changeTask, type CollectionState } from '../collector/task-state.ts';
 import { ApiError } from '../errors.ts';
 import type { ApiContext } from './context.ts';
+import { evaluationEnv } from './evaluation.ts';
 import { guestOf, guestOfId } from './guests.ts';
 import { findSandbox } from './sandboxes.ts';
 import { findTask } from './tasks.ts';
 
-/** The setup script's limit, as for a replay's. */
-export const COLLECTION_SETUP_TIMEOUT_MS = 10 * 60 * 1000;
+/** The setup's limit (script and steps), as for a replay's. */
+export const COLLECTION_SETUP_TIMEOUT_MS = TASK_SETUP_TIMEOUT_S * 1000;
 
 export interface CollectionDeps {
   ctx: ApiContext;
@@ -112,7 +122,7 @@ export async function startCollection(
   const guest = await guestOf(ctx, sandbox);
   let recordingId: string | undefined;
   try {
-    await runSetup(found, (script) => guest.exec(script, { timeoutMs: COLLECTION_SETUP_TIMEOUT_MS }), body);
+    if (body.run_setup) await runTaskSetup(deps, principal.account, found, guest);
     try {
       recordingId = (await guest.startRecording(`collection-${ref.taskId}`)).id;
     } catch (err) {
@@ -144,21 +154,19 @@ export async function startCollection(
   }
 }
 
-async function runSetup(
-  task: Task,
-  exec: (script: string) => Promise<{ return_code: number; timed_out: boolean; stderr: string }>,
-  body: { run_setup: boolean },
-): Promise<void> {
-  const script = task.spec.setupScript;
-  if (!body.run_setup || script === undefined || script.trim() === '') return;
-  const result = await exec(script);
-  if (result.return_code === 0) return;
-  const how = result.timed_out ? 'timed out' : `exited with ${result.return_code}`;
-  const stderr = result.stderr.trim();
-  throw new ApiError(
-    'setup_script_failed',
-    `The setup script ${how}${stderr ? `: ${stderr.length > 500 ? `…${stderr.slice(-500)}` : stderr}` : ''}.`,
+/** The task's setup on the collection's sandbox: 409 `setup_script_failed` / `setup_failed` when it fails. */
+async function runTaskSetup(deps: CollectionDeps, account: string, task: Task, guest: Guest): Promise<void> {
+  const steps = taskSetupSteps(task);
+  if (steps.length === 0) return;
+  const result = await runSetup(
+    evaluationEnv(deps.ctx, deps.blobs, account, guest),
+    steps,
+    TASK_SETUP_TIMEOUT_S,
   );
+  if (result.failed_step === null) return;
+  if (isScriptStep(task, result.failed_step))
+    throw new ApiError('setup_script_failed', `The ${setupFailureText(task, result)}.`);
+  throw new ApiError('setup_failed', `The task's ${setupFailureText(task, result)}; nothing was recorded.`);
 }
 
 /**

@@ -20,7 +20,8 @@ import type { Sessions } from '../dashboard/sessions.ts';
 import type { AuthFailureLimiter } from '../auth-failures.ts';
 import type { ActivityTracker } from './activity.ts';
 import type { CachedReads } from './reads.ts';
-import type { RecordingQuota, SnapshotQuota } from './quota-limits.ts';
+import type { BlobQuota, RecordingQuota, SnapshotQuota } from './quota-limits.ts';
+import type { UrlFetchPolicy } from '../../operator/evaluation/fetch-url.ts';
 
 export type Drivers = Partial<Record<DriverKind, Driver>>;
 
@@ -63,6 +64,10 @@ export interface ApiContext {
   snapshotQuota?: SnapshotQuota;
   /** Recordings an account's running sandboxes may hold (count; bytes before a new one). */
   recordingQuota?: RecordingQuota;
+  /** Uploaded blobs an account may keep (count; bytes before a new one). */
+  blobQuota?: BlobQuota;
+  /** What URLs `download` setup steps may fetch (default: public addresses only). */
+  setupFetch?: UrlFetchPolicy;
 }
 
 /** The Fastify instance routes are declared on: schemas typed by the TypeBox type provider. */

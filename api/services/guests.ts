@@ -2,6 +2,7 @@
 // of the Mac it runs on (`drivers[mini.spec.driver].host(mini).guest(vm)`), not through resources.
 import type { Sandbox } from '../../crds/index.ts';
 import { DriverError, type Guest } from '../../hosts/driver.ts';
+import { withDeadlines } from '../../hosts/guest-deadlines.ts';
 import { ApiError } from '../errors.ts';
 import type { ApiContext } from './context.ts';
 
@@ -23,7 +24,8 @@ export async function guestOf(ctx: ApiContext, sandbox: Sandbox): Promise<Guest>
     model: mini.spec.model,
     ...(mini.spec.credentialsRef !== undefined && { credentialsRef: mini.spec.credentialsRef }),
   });
-  return host.guest(vm);
+  // Every call on it has a deadline (hosts/guest-deadlines.ts): a tenant's VM can stop answering.
+  return withDeadlines(host.guest(vm));
 }
 
 /** The guest of the account's sandbox named `sandboxId` (sandbox_not_found when it is gone). */

@@ -12,3 +12,9 @@ export interface RecordingQuota {
   maxCount: number;
   maxBytes: number;
 }
+
+/** Blobs an account uploaded for setup steps: how many, and their bytes in total. */
+export interface BlobQuota {
+  maxCount: number;
+  maxBytes: number;
+}

@@ -3,7 +3,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Sandbox } from '../../crds/index.ts';
 import type { Guest } from '../../hosts/driver.ts';
-import { principalOf } from '../auth.ts';
+import { principalOf, type Principal } from '../auth.ts';
 import type { ApiContext } from './context.ts';
 import { guestOf } from './guests.ts';
 import { cachedSandbox, findSandbox } from './sandboxes.ts';
@@ -33,7 +33,23 @@ export function cachedSandboxOf(ctx: ApiContext, request: FastifyRequest): Sandb
  * recorded while the sandbox is collecting a task (api/collector/).
  */
 export async function guestFor(ctx: ApiContext, request: FastifyRequest): Promise<Guest> {
-  const sandbox = await sandboxOf(ctx, request);
+  const { sandboxID } = request.params as { sandboxID: string };
+  return guestOfPrincipal(ctx, principalOf(request), sandboxID);
+}
+
+/**
+ * `guestFor` for a caller already authenticated outside a route (a command on an open Cua
+ * WebSocket): the principal's sandbox (404 for anyone else's), the call recorded as activity, the
+ * guest with its deadlines, recorded while the sandbox collects a task.
+ */
+export async function guestOfPrincipal(
+  ctx: ApiContext,
+  principal: Principal,
+  sandboxId: string,
+): Promise<Guest> {
+  const sandbox = await findSandbox(ctx, principal, sandboxId);
+  // Not awaited: the write is throttled and must not add latency to the call.
+  void ctx.activity.touch(sandbox.metadata.namespace!, sandbox.metadata.name);
   const guest = await guestOf(ctx, sandbox);
   return ctx.collections.guest(sandbox.metadata.namespace!, sandbox.metadata.name, guest);
 }

@@ -27,7 +27,12 @@ import {
 } from '../../operator/scheduler/index.ts';
 import type { Principal } from '../auth.ts';
 import { ApiError, isErrorCode } from '../errors.ts';
-import type { SandboxCreate, SandboxCreated, SandboxInfo } from '../schemas/sandboxes.ts';
+import {
+  SANDBOX_TYPE,
+  type SandboxCreate,
+  type SandboxCreated,
+  type SandboxInfo,
+} from '../schemas/sandboxes.ts';
 import { VIEWERS_REVOKED_AT, vncPath } from '../viewer-token.ts';
 import type { ApiContext } from './context.ts';
 import { RESERVATION_LABEL, findReservation, isActive, reservationForCreate } from './reservations.ts';
@@ -134,6 +139,7 @@ export async function createSandbox(
       ...(body.memory_gib !== undefined && { memoryGiB: body.memory_gib }),
       ...(body.disk_gib !== undefined && { diskGiB: body.disk_gib }),
       ...(body.snapshot !== undefined && { snapshot: body.snapshot }),
+      ...(body.host !== undefined && { host: body.host }),
       ephemeral: body.ephemeral ?? false,
     },
   });
@@ -171,6 +177,7 @@ async function requestFor(
     ...(body.cpu !== undefined && { cpu: body.cpu }),
     ...(body.memory_gib !== undefined && { memoryGiB: body.memory_gib }),
     ...(body.disk_gib !== undefined && { diskGiB: body.disk_gib }),
+    ...(body.host !== undefined && { host: body.host }),
   });
   if (body.snapshot === undefined) return request;
   // As the reconciler sees it: a snapshot that failed to capture does not exist.
@@ -198,6 +205,10 @@ async function poolTarget(
   }
   if (body.reservation_id !== undefined) {
     throw new ApiError('invalid_request', 'body/reservation_id and body/pool exclude each other.');
+  }
+  // The pool's Macs are the operator's, not the caller's to name (nor to learn from a refusal).
+  if (body.host !== undefined) {
+    throw new ApiError('invalid_request', 'body/host pins a Mac of a reservation; pool sandboxes take none.');
   }
   const model = body.mac_model ?? DEFAULT_MAC_MODEL;
   const [rates, account] = await Promise.all([
@@ -394,11 +405,17 @@ async function createdWire(
     reservation_id: sandbox.spec.reservation ?? null,
     ephemeral: sandbox.spec.ephemeral,
     ...poolWire(sandbox),
+    ...placementWire(sandbox),
   };
 }
 
 function poolWire(sandbox: Sandbox): { pool: boolean; end_at: string | null } {
   return { pool: sandbox.spec.pool === true, end_at: sandbox.status?.endAt ?? null };
+}
+
+/** The platform (always `macos`) and the Mac the sandbox runs on, the create's `host` pin answered. */
+function placementWire(sandbox: Sandbox): { type: typeof SANDBOX_TYPE; host: string | null } {
+  return { type: SANDBOX_TYPE, host: sandbox.status?.mini ?? null };
 }
 
 /** The spec's sandbox info; `state` is the phase, or `deleting` once deletion started. */
@@ -419,5 +436,6 @@ export function sandboxInfo(sandbox: Sandbox, vncUrl: string): SandboxInfo {
     memory_gib: s.memoryGiB ?? null,
     ephemeral: sandbox.spec.ephemeral,
     ...poolWire(sandbox),
+    ...placementWire(sandbox),
   };
 }

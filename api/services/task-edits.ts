@@ -2,7 +2,8 @@
 // document imported as one). A task is a Task resource in the account's namespace; its id is the
 // resource's name.
 import { randomBytes } from 'node:crypto';
-import { API_VERSION, type Task } from '../../crds/index.ts';
+import { API_VERSION, type SetupStep, type Task, type TaskGrader } from '../../crds/index.ts';
+import { checkSetupSteps, checkTaskGrader } from '../../operator/evaluation/validate.ts';
 import { isStoreError } from '../../store/store.ts';
 import type { BlobStore } from '../../operator/blob-store.ts';
 import { TrajectoryFormatError, readTrajectory } from '../atif-read.ts';
@@ -17,7 +18,8 @@ export interface TaskCreate {
   instruction?: string;
   category?: string;
   setup_script?: string;
-  grader?: string;
+  setup?: SetupStep[];
+  grader?: TaskGrader;
   trajectory?: unknown;
 }
 
@@ -25,7 +27,20 @@ export interface TaskUpdate {
   instruction?: string;
   category?: string | null;
   setup_script?: string | null;
-  grader?: string | null;
+  setup?: SetupStep[] | null;
+  grader?: TaskGrader | null;
+}
+
+/**
+ * Checks a body's `setup` and `grader` with errors that name the bad step or check (400
+ * `invalid_setup_step` / `invalid_grader`); runs before schema validation, whose union errors say
+ * less. Null (an update removing one) and absent pass.
+ */
+export function checkEvaluationFields(body: unknown): void {
+  if (typeof body !== 'object' || body === null) return;
+  const { setup, grader } = body as { setup?: unknown; grader?: unknown };
+  if (setup !== undefined && setup !== null) checkSetupSteps(setup);
+  if (grader !== undefined && grader !== null) checkTaskGrader(grader);
 }
 
 export function newTaskId(): string {
@@ -50,6 +65,7 @@ export async function createTask(ctx: ApiContext, principal: Principal, body: Ta
     throw new ApiError('invalid_request', 'instruction is required (in the body or the trajectory).');
   const category = body.category ?? imported?.category;
   const setupScript = body.setup_script ?? imported?.setupScript;
+  const setup = body.setup ?? imported?.setup;
   const grader = body.grader ?? imported?.grader;
   const name = body.id ?? newTaskId();
   const key = { kind: 'Task', namespace: principal.account, name };
@@ -63,6 +79,7 @@ export async function createTask(ctx: ApiContext, principal: Principal, body: Ta
         instruction,
         ...(category !== undefined && { category }),
         ...(setupScript !== undefined && { setupScript }),
+        ...(setup !== undefined && { setup }),
         ...(grader !== undefined && { grader }),
       },
     });
@@ -104,17 +121,30 @@ export async function updateTask(
   id: string,
   body: TaskUpdate,
 ): Promise<Task> {
-  const task = await findTask(ctx, principal, id);
-  // A merge patch: null removes an optional field.
-  const spec: Record<string, string | null> = {};
-  if (body.instruction !== undefined) spec.instruction = body.instruction;
-  if (body.category !== undefined) spec.category = body.category;
-  if (body.setup_script !== undefined) spec.setupScript = body.setup_script;
-  if (body.grader !== undefined) spec.grader = body.grader;
-  return ctx.store.patch<Task>(
-    { kind: 'Task', namespace: principal.account, name: task.metadata.name },
-    { spec },
-  );
+  const fields: [keyof TaskUpdate, keyof Task['spec']][] = [
+    ['instruction', 'instruction'],
+    ['category', 'category'],
+    ['setup_script', 'setupScript'],
+    ['setup', 'setup'],
+    ['grader', 'grader'],
+  ];
+  // A whole-spec update on the version read, not a merge patch: a merge patch would merge a new
+  // grader object into the old one (keeping an old `combine`). Status writes (a collection
+  // recording) move the version on, so a conflict is read again and retried.
+  for (let attempt = 0; ; attempt++) {
+    const task = await findTask(ctx, principal, id);
+    const spec: Record<string, unknown> = { ...task.spec };
+    for (const [wire, field] of fields) {
+      const value = body[wire];
+      if (value === null) delete spec[field];
+      else if (value !== undefined) spec[field] = value;
+    }
+    try {
+      return await ctx.store.update<Task>({ ...task, spec: spec as Task['spec'] });
+    } catch (err) {
+      if (!isStoreError(err, 'Conflict') || attempt >= 10) throw err;
+    }
+  }
 }
 
 /** Deletes the task and its screenshots and recording; refused while it is being collected. */

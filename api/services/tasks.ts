@@ -57,6 +57,7 @@ export function taskDetail(task: Task) {
   return {
     ...taskSummary(task),
     setup_script: task.spec.setupScript ?? null,
+    setup: task.spec.setup ?? null,
     grader: task.spec.grader ?? null,
     app_state: task.status?.appState ?? null,
     recording_url: task.status?.recording ? `/v1/me/tasks/${id}/recording` : null,
@@ -189,6 +190,7 @@ export async function replayWire(ctx: ApiContext, replay: Replay) {
     steps_done: s.stepsDone ?? 0,
     steps_total: task ? (task.status?.steps?.length ?? 0) : null,
     reward: s.reward ?? null,
+    grade: s.grade ?? null,
     message: s.message ?? null,
     created_at: replay.metadata.creationTimestamp ?? null,
   };

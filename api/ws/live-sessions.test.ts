@@ -43,7 +43,7 @@ describe('LiveSessions', () => {
     sessions.admit(session(async () => true, 'b').session);
     const third = () => sessions!.admit(session(async () => true, 'c').session);
     expect(third).toThrow(ApiError);
-    expect(third).toThrow(/At most 2 open VNC and SSH connections for this sandbox/);
+    expect(third).toThrow(/At most 2 open VNC, SSH and Cua connections for this sandbox/);
     release();
     release(); // twice counts out once
     expect(sessions.size).toBe(1);

@@ -1,4 +1,4 @@
-// The open VNC and SSH WebSockets, counted and kept honest. Counted: a new one past a cap (per
+// The open VNC, SSH and Cua WebSockets, counted and kept honest. Counted: a new one past a cap (per
 // sandbox, per account, per credential: the key or the viewer link) is refused with 429
 // `too_many_connections` before it is upgraded, so one tenant cannot hold every connection the
 // server or a VM can take. Kept honest: each open session's credential is checked again every
@@ -83,7 +83,7 @@ export class LiveSessions {
       if ((this.#counts.get(key) ?? 0) >= limit) {
         throw new ApiError(
           'too_many_connections',
-          `At most ${limit} open VNC and SSH connections for ${what}; close one first.`,
+          `At most ${limit} open VNC, SSH and Cua connections for ${what}; close one first.`,
         );
       }
     }

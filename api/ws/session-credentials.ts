@@ -1,5 +1,5 @@
-// What an open VNC or SSH WebSocket was admitted with, as a check that can be run again: the SSH
-// WebSocket's bearer key (account or reservation key) must still authenticate and still reach the
+// What an open VNC, SSH or Cua WebSocket was admitted with, as a check that can be run again: the SSH
+// and Cua WebSockets' bearer key (account or reservation key) must still authenticate and still reach the
 // sandbox; the VNC WebSocket's viewer link must still verify (sandbox running, reservation active,
 // link not revoked). Both read the informer caches only.
 import type { IncomingMessage } from 'node:http';
@@ -17,13 +17,13 @@ export interface SessionCredential {
 
 export function sessionCredential(
   ctx: ApiContext,
-  kind: 'vnc' | 'ssh',
+  kind: 'vnc' | 'ssh' | 'cua',
   request: IncomingMessage,
   url: URL,
   target: Pick<ProxyTarget, 'sandbox' | 'closeAt'>,
 ): SessionCredential {
   const sandboxId = target.sandbox.metadata.name;
-  if (kind === 'ssh') {
+  if (kind !== 'vnc') {
     const header = request.headers.authorization ?? '';
     return {
       credential: header,

@@ -1,7 +1,8 @@
-// WebSocket upgrades of the customer listener: `/v1/sandboxes/{id}/vnc` and `/ssh`. Everything that
-// can fail (auth, sandbox, the VM's port, the VM's VNC login) is done before the upgrade, so a
-// failure is an ordinary JSON error response; then the socket is upgraded and relayed.
-// An open connection counts as activity for the idle reaper, and closes when the app closes.
+// WebSocket upgrades of the customer listener: `/v1/sandboxes/{id}/vnc`, `/ssh` and `/cua/ws`.
+// Everything that can fail (auth, sandbox, the VM's port, the VM's VNC login) is done before the
+// upgrade, so a failure is an ordinary JSON error response; then the socket is upgraded and relayed
+// (VNC, SSH) or served (Cua's protocol, api/compat/cua/). An open connection counts as activity for
+// the idle reaper, is counted against the connection caps, and closes when the app closes.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
@@ -12,6 +13,13 @@ import { isAuthFailure, type AuthFailureLimiter } from '../auth-failures.ts';
 import { ApiError, toApiError } from '../errors.ts';
 import type { ApiMetrics } from '../metrics.ts';
 import type { ApiContext } from '../services/context.ts';
+import { MAX_MESSAGE_BYTES as CUA_MAX_MESSAGE_BYTES } from '../compat/cua/protocol.ts';
+import { serveCuaSocket } from '../compat/cua/ws-session.ts';
+import { authenticate } from '../auth.ts';
+import { guestOf } from '../services/guests.ts';
+import { guestOfPrincipal } from '../services/request.ts';
+import { findSandbox } from '../services/sandboxes.ts';
+import type { Sandbox } from '../../crds/index.ts';
 import { writeHttpError, type ProxyTarget } from './connect.ts';
 import { checkHandshake, upgrade } from './handshake.ts';
 import { RfbInputReader } from '../collector/rfb-input.ts';
@@ -35,7 +43,19 @@ export const ACTIVITY_INTERVAL_MS = 30_000;
  */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
 const CLOSE_GRACE_MS = 2_000;
-const PATH = new RegExp(`^/v1/sandboxes/(${SANDBOX_ID_BODY})/(vnc|ssh)$`);
+const PATH = new RegExp(`^/v1/sandboxes/(${SANDBOX_ID_BODY})/(vnc|ssh|cua/ws)$`);
+
+type Kind = 'vnc' | 'ssh' | 'cua';
+
+/** An upgrade request whose handshake passed, on its way to being served. */
+interface Upgrading {
+  sandboxId: string;
+  request: IncomingMessage;
+  socket: Duplex;
+  head: Buffer;
+  url: URL;
+  reqLog: FastifyBaseLogger;
+}
 
 export interface WebSocketProxies {
   /** Open connections. */
@@ -60,6 +80,12 @@ export function attachWebSocketProxies(
     // noVNC and websockify clients may ask for the `binary` subprotocol.
     handleProtocols: (protocols) => (protocols.has('binary') ? 'binary' : false),
   });
+  // Cua's messages are larger than a viewer's (a file written in one message): its own limit.
+  const cuaWss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: CUA_MAX_MESSAGE_BYTES,
+  });
   const open = new Set<Promise<void>>();
 
   server.on('upgrade', (request, socket, head) => {
@@ -67,7 +93,8 @@ export function attachWebSocketProxies(
     const url = new URL(request.url ?? '/', 'http://localhost');
     const match = PATH.exec(url.pathname);
     if (!match || request.method !== 'GET') return writeHttpError(socket, new ApiError('not_found'));
-    const [, sandboxId, kind] = match as unknown as [string, string, 'vnc' | 'ssh'];
+    const [, sandboxId, path] = match as unknown as [string, string, 'vnc' | 'ssh' | 'cua/ws'];
+    const kind: Kind = path === 'cua/ws' ? 'cua' : path;
     const address = request.socket.remoteAddress ?? '';
     const retryAfterS = authFailures?.retryAfterS(address);
     if (retryAfterS !== undefined)
@@ -80,7 +107,9 @@ export function attachWebSocketProxies(
     } catch (err) {
       return writeHttpError(socket, err as ApiError);
     }
-    const connection = serve(kind, sandboxId, request, socket, head, url, reqLog).catch((err: unknown) => {
+    const upgrading: Upgrading = { sandboxId, request, socket, head, url, reqLog };
+    const serving = kind === 'cua' ? serveCua(upgrading) : serve(kind, upgrading);
+    const connection = serving.catch((err: unknown) => {
       const apiErr = toApiError(err);
       if (isAuthFailure(apiErr)) authFailures?.fail(address);
       if (apiErr.code === 'internal_error') reqLog.error({ err }, 'websocket proxy failed');
@@ -91,15 +120,8 @@ export function attachWebSocketProxies(
     void connection.finally(() => open.delete(connection));
   });
 
-  async function serve(
-    kind: 'vnc' | 'ssh',
-    sandboxId: string,
-    request: IncomingMessage,
-    socket: Duplex,
-    head: Buffer,
-    url: URL,
-    reqLog: FastifyBaseLogger,
-  ): Promise<void> {
+  async function serve(kind: 'vnc' | 'ssh', upgrading: Upgrading): Promise<void> {
+    const { sandboxId, request, socket, head, url, reqLog } = upgrading;
     const target =
       kind === 'vnc'
         ? await vncTarget(ctx, request, sandboxId, url)
@@ -148,9 +170,6 @@ export function attachWebSocketProxies(
   ): Promise<void> {
     const ns = target.sandbox.metadata.namespace!;
     const name = target.sandbox.metadata.name;
-    metrics.wsConnections.inc({ kind });
-    void ctx.activity.touch(ns, name, true);
-    const heartbeat = setInterval(() => void ctx.activity.touch(ns, name), ACTIVITY_INTERVAL_MS);
     const expiry =
       target.closeAt === undefined
         ? undefined
@@ -158,25 +177,94 @@ export function attachWebSocketProxies(
             () => ws.close(CLOSE_EXPIRED, EXPIRED_REASON),
             Math.max(0, target.closeAt - ctx.clock.now()),
           );
+    try {
+      await live(kind, ws, target.sandbox, reqLog, async () => {
+        try {
+          const initialToVm = target.greet ? await target.greet(ws) : undefined;
+          // Label children looked up once, not per relayed chunk.
+          const toVm = metrics.wsBytes.labels({ kind, direction: 'to_vm' });
+          const toClient = metrics.wsBytes.labels({ kind, direction: 'to_client' });
+          await relay(target.vm, ws, {
+            ...(initialToVm && { initialToVm }),
+            ...(kind === 'vnc' && { onToVm: viewerInput(ns, name, reqLog) }),
+            counters: { toVm: (n) => toVm.inc(n), toClient: (n) => toClient.inc(n) },
+          });
+        } catch (err) {
+          reqLog.info({ err: (err as Error).message }, 'websocket handshake failed');
+          target.vm.socket.destroy();
+          if (ws.readyState === ws.OPEN) ws.close(1002, 'handshake failed');
+        }
+      });
+    } finally {
+      if (expiry) clearTimeout(expiry);
+    }
+  }
+
+  /**
+   * Cua's protocol on `/cua/ws`: the account or reservation key of the upgrade (Cua's SDK sends its
+   * `api_headers` with it) must reach the running sandbox; each command then finds the guest as a
+   * REST route does, so a sandbox deleted meanwhile answers its own error.
+   */
+  async function serveCua(upgrading: Upgrading): Promise<void> {
+    const { sandboxId, request, socket, head, url, reqLog } = upgrading;
+    const header = request.headers.authorization;
+    if (!header && url.searchParams.has('token'))
+      throw new ApiError(
+        'missing_api_key',
+        "Cua's protocol takes Authorization: Bearer <account or reservation key>; a viewer link opens the live view only.",
+      );
+    const principal = await authenticate(ctx.reads, header, ctx.clock.now());
+    const sandbox = await findSandbox(ctx, principal, sandboxId);
+    await guestOf(ctx, sandbox); // a sandbox that is not running is refused before the upgrade
+    let ws: WebSocket | undefined;
+    // Ended by a recheck while the upgrade was still under way: closed as soon as it is done.
+    let endedEarly: [code: number, reason: string] | undefined;
+    const end = (code: number, reason: string) => {
+      reqLog.info({ kind: 'cua', code }, reason);
+      if (!ws) return void (endedEarly = [code, reason]);
+      ws.close(code, reason);
+      setTimeout(() => ws?.terminate(), CLOSE_GRACE_MS).unref();
+    };
+    const release = sessions.admit({
+      account: sandbox.metadata.namespace!,
+      sandbox: sandboxId,
+      ...sessionCredential(ctx, 'cua', request, url, { sandbox }),
+      end,
+    });
+    try {
+      ws = await upgrade(cuaWss, request, socket, head);
+      const open = ws;
+      if (endedEarly) end(...endedEarly);
+      await live('cua', open, sandbox, reqLog, () =>
+        serveCuaSocket(open, () => guestOfPrincipal(ctx, principal, sandboxId), reqLog),
+      );
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * An open connection's bookkeeping around `body`: counted in the metrics, activity on the sandbox
+   * (at open, every 30 s, at close), closed with 1001 when the server shuts down.
+   */
+  async function live(
+    kind: Kind,
+    ws: WebSocket,
+    sandbox: Sandbox,
+    reqLog: FastifyBaseLogger,
+    body: () => Promise<void>,
+  ): Promise<void> {
+    const ns = sandbox.metadata.namespace!;
+    const name = sandbox.metadata.name;
+    metrics.wsConnections.inc({ kind });
+    void ctx.activity.touch(ns, name, true);
+    const heartbeat = setInterval(() => void ctx.activity.touch(ns, name), ACTIVITY_INTERVAL_MS);
     const stop = () => ws.readyState === ws.OPEN && ws.close(1001, 'server shutting down');
     ctx.shutdown.addEventListener('abort', stop, { once: true });
     try {
-      const initialToVm = target.greet ? await target.greet(ws) : undefined;
-      // Label children looked up once, not per relayed chunk.
-      const toVm = metrics.wsBytes.labels({ kind, direction: 'to_vm' });
-      const toClient = metrics.wsBytes.labels({ kind, direction: 'to_client' });
-      await relay(target.vm, ws, {
-        ...(initialToVm && { initialToVm }),
-        ...(kind === 'vnc' && { onToVm: viewerInput(ns, name, reqLog) }),
-        counters: { toVm: (n) => toVm.inc(n), toClient: (n) => toClient.inc(n) },
-      });
-    } catch (err) {
-      reqLog.info({ err: (err as Error).message }, 'websocket handshake failed');
-      target.vm.socket.destroy();
-      if (ws.readyState === ws.OPEN) ws.close(1002, 'handshake failed');
+      await body();
     } finally {
       clearInterval(heartbeat);
-      if (expiry) clearTimeout(expiry);
       ctx.shutdown.removeEventListener('abort', stop);
       metrics.wsConnections.dec({ kind });
       void ctx.activity.touch(ns, name, true);
@@ -207,14 +295,16 @@ export function attachWebSocketProxies(
     },
     async close() {
       sessions.close();
-      for (const client of wss.clients) client.close(1001, 'server shutting down');
+      const clients = () => [...wss.clients, ...cuaWss.clients];
+      for (const client of clients()) client.close(1001, 'server shutting down');
       // A client that does not answer the close frame is cut off rather than waited for.
       const cutOff = setTimeout(() => {
-        for (const client of wss.clients) client.terminate();
+        for (const client of clients()) client.terminate();
       }, CLOSE_GRACE_MS);
       await Promise.allSettled([...open]);
       clearTimeout(cutOff);
       wss.close();
+      cuaWss.close();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { Command, Flags } from '@oclif/core';
 import { listenerFlags, listenerOptions } from './shared/listener-flags.ts';
-import { storeFlags, storeOptions, untilSignalled } from './shared/store-flags.ts';
+import { storeFlags, storeOptions } from './shared/store-flags.ts';
+import { runUntilStopped } from './shared/until-stopped.ts';
 
 export default class Api extends Command {
   static override summary =
@@ -46,9 +47,7 @@ export default class Api extends Command {
         leaseDurationMs: flags['replica-lease-seconds'] * 1000,
       },
     });
-    const signal = await untilSignalled();
-    await server.close();
-    process.stderr.write(`sandbay api stopped (${signal})\n`);
+    await runUntilStopped('sandbay api', server);
   }
 
   protected override async catch(err: Error): Promise<void> {

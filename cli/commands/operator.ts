@@ -1,6 +1,7 @@
 import { Command, Flags } from '@oclif/core';
 import { DRIVERS } from '../../crds/index.ts';
-import { storeFlags, storeOptions, untilSignalled } from './shared/store-flags.ts';
+import { storeFlags, storeOptions } from './shared/store-flags.ts';
+import { runUntilStopped } from './shared/until-stopped.ts';
 
 export default class Operator extends Command {
   static override summary =
@@ -72,9 +73,7 @@ export default class Operator extends Command {
       logger: pino({ level: process.env.LOG_LEVEL ?? 'info' }),
     });
     process.stderr.write(`sandbay operator: probes on ${running.healthUrl}\n`);
-    const signal = await untilSignalled();
-    await running.close();
-    process.stderr.write(`sandbay operator stopped (${signal})\n`);
+    await runUntilStopped('sandbay operator', running);
   }
 
   protected override async catch(err: Error): Promise<void> {

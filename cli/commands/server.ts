@@ -1,12 +1,13 @@
 import { Command, Flags } from '@oclif/core';
 import { listenerFlags, listenerOptions } from './shared/listener-flags.ts';
-import { storeFlags, storeOptions, untilSignalled } from './shared/store-flags.ts';
+import { storeFlags, storeOptions } from './shared/store-flags.ts';
+import { runUntilStopped } from './shared/until-stopped.ts';
 
 export default class Server extends Command {
   static override summary =
     'Run sandbay: the store, the customer and admin APIs and the operator, in one process.';
   static override description =
-    'Runs until SIGINT or SIGTERM, then closes gracefully. On first start it creates DATA_DIR/admin.key ' +
+    'Runs until SIGINT or SIGTERM, then closes gracefully within 8 s (requests in flight get 5 s; what is cut off is logged and the exit code is 1). On first start it creates DATA_DIR/admin.key ' +
     '(the admin key) and DATA_DIR/admin-tls.crt (the admin listener certificate, for kubectl).';
   static override examples = [
     '<%= config.bin %> server',
@@ -34,9 +35,7 @@ export default class Server extends Command {
       ...listenerOptions(flags),
       vmOutboundNat: flags['vm-outbound-nat'],
     });
-    const signal = await untilSignalled();
-    await server.close();
-    process.stderr.write(`sandbay stopped (${signal})\n`);
+    await runUntilStopped('sandbay', server);
   }
 
   protected override async catch(err: Error): Promise<void> {

@@ -91,6 +91,7 @@ describe('over stdio', () => {
         'double_click',
         'drag',
         'exec',
+        'grade_sandbox',
         'hotkey',
         'key',
         'list_reservations',
@@ -100,6 +101,7 @@ describe('over stdio', () => {
         'reserve',
         'screenshot',
         'scroll',
+        'setup_sandbox',
         'type',
         'window_tree',
         'write_file',
@@ -165,7 +167,7 @@ describe('over stdio', () => {
     });
     type Win = { name: string; x: number; y: number; width: number; height: number; focused?: boolean };
     const typer = async () =>
-      ((await call(stdio, 'window_tree', { sandbox_id: id })).value as { windows: Win[] }).windows.find(
+      ((await call(stdio, 'window_tree', { sandbox_id: id })).value as Win[]).find(
         (w) => w.name === 'mcptyper',
       );
     const win = await waitFor(typer, 'the xterm window', 20_000);
@@ -214,6 +216,33 @@ describe('over stdio', () => {
     ).toBe(bin.toString('base64'));
     const missing = await call(stdio, 'read_file', { sandbox_id: id, path: 'none' });
     expect([missing.result.isError, missing.value]).toEqual([true, expect.stringMatching(/^file_not_found/)]);
+  });
+
+  it('setup_sandbox and grade_sandbox: steps run, a reward with each check; an unknown kind is named', async () => {
+    const setup = await call(stdio, 'setup_sandbox', {
+      sandbox_id: id,
+      steps: [
+        { type: 'command', command: 'echo graded > ~/mcp-eval.txt' },
+        { type: 'sleep', seconds: 0 },
+      ],
+    });
+    expect(setup.value).toMatchObject({ status: 'completed', failed_step: null });
+    const grade = await call(stdio, 'grade_sandbox', {
+      sandbox_id: id,
+      grader: {
+        combine: 'weighted',
+        checks: [
+          { type: 'file', path: 'mcp-eval.txt', equals: 'graded' },
+          { type: 'command', command: 'exit 1' },
+        ],
+      },
+    });
+    expect(grade.value).toMatchObject({ reward: 0.5, combine: 'weighted' });
+    const bad = await call(stdio, 'setup_sandbox', { sandbox_id: id, steps: [{ type: 'teleport' }] });
+    expect([bad.result.isError, bad.value]).toEqual([
+      true,
+      expect.stringMatching(/^invalid_setup_step \(400\): setup step 0 has an unknown type "teleport"/),
+    ]);
   });
 
   describe('over Streamable HTTP', () => {

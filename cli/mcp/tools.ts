@@ -314,6 +314,59 @@ export function registerSandbayTools(server: McpServer, client: Client): void {
         'The windows on screen with their accessibility elements: role, name, position, size, focus.',
       inputSchema: { sandbox_id: sandboxId },
     },
-    (a) => guarded(async () => text(await sb(a.sandbox_id).accessibility.getTree())),
+    (a) => guarded(async () => text(await sb(a.sandbox_id).display.getWindows())),
+  );
+
+  server.registerTool(
+    'setup_sandbox',
+    {
+      description:
+        'Run setup steps in the sandbox, in order (or a task’s setup with task_id). Each step is an ' +
+        'object with `type`: download {path, url | blob, sha256?, executable?}, launch {command, ' +
+        'wait_for?: {name?, name_contains?, role?, app?, focused?} | false}, open {path, wait_for?}, ' +
+        'command {command, expect?: {exit_code?, stdout_contains?, stdout_matches?}, attempts?}, sleep ' +
+        '{seconds}; any takes timeout_s. Answers each step’s status; a failed step says why.',
+      inputSchema: {
+        sandbox_id: sandboxId,
+        steps: z.array(z.record(z.string(), z.unknown())).optional().describe('The steps (or task_id)'),
+        task_id: z.string().optional().describe('A task whose setup to run (account key)'),
+        timeout_s: z.number().gt(0).max(3600).optional().describe('Deadline of the whole setup; default 600'),
+      },
+    },
+    (a) =>
+      guarded(async () => {
+        const o = a.timeout_s !== undefined ? { timeoutS: a.timeout_s } : {};
+        const s = sb(a.sandbox_id);
+        if (a.task_id !== undefined && a.steps === undefined) return text(await s.setupTask(a.task_id, o));
+        return text(await s.setup((a.steps ?? []) as Parameters<typeof s.setup>[0], o));
+      }),
+  );
+
+  server.registerTool(
+    'grade_sandbox',
+    {
+      description:
+        'Grade the sandbox: a reward in [0, 1] with each check (or a task’s grader with task_id). A ' +
+        'grader is {combine?: all | any | weighted, checks: [...]} (or a shell script: exit 0 → 1); ' +
+        'checks have `type`: command {command, expect?, reward_from_stdout?}, window {match, absent?}, ' +
+        'file {path, exists?, equals?, contains?, matches?, json_path?, json_equals?}; any takes ' +
+        'score and weight.',
+      inputSchema: {
+        sandbox_id: sandboxId,
+        grader: z
+          .union([z.string(), z.record(z.string(), z.unknown())])
+          .optional()
+          .describe('The grader (or task_id)'),
+        task_id: z.string().optional().describe('A task whose grader to run (account key)'),
+        timeout_s: z.number().gt(0).max(3600).optional().describe('Deadline of the grading; default 600'),
+      },
+    },
+    (a) =>
+      guarded(async () => {
+        const o = a.timeout_s !== undefined ? { timeoutS: a.timeout_s } : {};
+        const s = sb(a.sandbox_id);
+        if (a.task_id !== undefined && a.grader === undefined) return text(await s.gradeTask(a.task_id, o));
+        return text(await s.grade((a.grader ?? '') as Parameters<typeof s.grade>[0], o));
+      }),
   );
 }

@@ -1,8 +1,8 @@
 // Restarts: a driver process is killed (SIGKILL, like a crashed server) while its VMs run, and a new
 // driver on the same data dir takes over. Checked by effect: the same desktop processes keep serving,
 // a VM whose desktop died meanwhile comes back stopped with no process left, leftovers are swept.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,6 +86,13 @@ describe('linux driver restart', () => {
     const slots = new SlotRegistry('/run/sandbay-linux');
     const orphan = slots.claim({ dataDir, host: HOST.name, vm: 'half-made', mounts: [] });
     expect(orphan).toBeDefined();
+
+    // a's tenant put a FIFO where its cookie file was: the new driver must not open it (it reads the
+    // cookie it keeps itself; a read of the FIFO would hold its start forever).
+    const cookie = `/run/user/${crashed.uidA}/Xauthority`;
+    rmSync(cookie, { force: true });
+    execFileSync('mkfifo', [cookie]);
+    chownSync(cookie, crashed.uidA, crashed.uidA);
 
     driver = createLinuxDriver({ dataDir, discardOnClose: true });
     const host = driver.host(HOST);

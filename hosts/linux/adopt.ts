@@ -11,6 +11,7 @@
 // - A claim of another driver whose process is gone and whose data dir no longer exists (a test that
 //   died) is swept and released; one whose data dir still exists is left for that driver to adopt.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { TINI } from './ns-enter.ts';
 import { basename, join } from 'node:path';
 import type { VmCgroup } from './cgroups.ts';
 import { claimPrefix, ownerAlive } from './claims.ts';
@@ -18,30 +19,13 @@ import type { VmEntry } from './vm-entry.ts';
 import { ensureUserLower } from './image.ts';
 import { isMounted, mountHome, unmount } from './overlay.ts';
 import { greets } from './probe.ts';
-import type { ProcessTracker } from './runner.ts';
+import { childPids, type ProcessTracker } from './runner.ts';
 import { publicKeyOfFile } from './sshd.ts';
-import { powerOff, type DesktopProcess } from './vm-boot.ts';
-import {
-  loadRecords,
-  saveRecord,
-  stoppedRecord,
-  vmPaths,
-  xSocketOf,
-  type VmPaths,
-  type VmRecord,
-} from './vm-record.ts';
+import { DESKTOP_PROGRAMS, powerOff, type DesktopProcess } from './vm-boot.ts';
+import { loadRecords, saveRecord, stoppedRecord, vmPaths, xSocketOf, type VmRecord } from './vm-record.ts';
 import { destroyVmFiles, sweepSlot, vmCgroup, vmIsolation, type SetupContext } from './vm-setup.ts';
 import { findUser } from './vm-user.ts';
 import { XProbe } from './x-probe.ts';
-
-/** The program (as /proc/PID/comm shows it) behind each desktop process. */
-export const DESKTOP_PROGRAMS: Record<DesktopProcess, string> = {
-  xvfb: 'Xvfb',
-  bus: 'dbus-daemon',
-  session: 'xfce4-session',
-  vnc: 'x11vnc',
-  sshd: 'sshd',
-};
 
 export async function adoptVms(
   ctx: SetupContext,
@@ -107,7 +91,7 @@ async function adoptOne(
     record,
     paths,
     cgroup,
-    claim: ctx.slots.update(claim),
+    claim: ctx.slots.update({ ...claim, mounts: [record.home, paths.disk, paths.runtimeDir] }),
     procs: {},
     stopping: false,
   };
@@ -125,14 +109,11 @@ async function adoptOne(
       sizeGiB: record.diskGiB,
     });
   } else if (record.state === 'running') {
-    const pids = await liveDesktop(record, paths, cgroup);
+    const pids = await liveDesktop(record, cgroup);
     if (pids) {
       for (const [k, pid] of Object.entries(pids) as [DesktopProcess, number][]) {
-        entry.procs[k] = tracker.adopt(
-          DESKTOP_PROGRAMS[k],
-          pid,
-          join(paths.logs, `${DESKTOP_PROGRAMS[k]}.log`),
-        );
+        const { program, log } = DESKTOP_PROGRAMS[k];
+        entry.procs[k] = tracker.adopt(program, pid, join(paths.logs, `${log}.log`));
       }
       say('still running; adopted');
     } else {
@@ -158,23 +139,30 @@ async function stopAll(ctx: SetupContext, e: VmEntry): Promise<void> {
   e.record = stoppedRecord(e.record);
 }
 
-/** The PIDs of a running VM's desktop if every process is the right program in its cgroup and answers. */
+/**
+ * The PIDs of a running VM's desktop if every process is the right program in its cgroup and answers.
+ * A VM of an older driver (no namespace holder, or no cookie kept by the driver) is not adopted: it is
+ * powered off, its disk kept.
+ */
 async function liveDesktop(
   r: VmRecord,
-  p: VmPaths,
   cgroup: VmCgroup,
 ): Promise<Record<DesktopProcess, number> | undefined> {
   const pids = r.pids ?? {};
   const members = new Set(cgroup.pids());
-  for (const [k, program] of Object.entries(DESKTOP_PROGRAMS)) {
+  const runs = (pid: number | undefined, program: string) =>
+    pid !== undefined && members.has(pid) && comm(pid) === program;
+  for (const [k, { program, inPidNs }] of Object.entries(DESKTOP_PROGRAMS)) {
     const pid = pids[k];
-    if (pid === undefined || !members.has(pid) || comm(pid) !== program) return undefined;
+    const live = inPidNs
+      ? pid !== undefined && comm(pid) === TINI && runs(childPids(pid)[0], program)
+      : runs(pid, program);
+    if (!live) return undefined;
   }
   const socket = xSocketOf(r);
-  if (!socket) return undefined;
+  if (!socket || !r.xCookie) return undefined;
   try {
-    const cookie = readFileSync(p.xauthority).subarray(-16);
-    (await XProbe.connect(socket, cookie)).close();
+    (await XProbe.connect(socket, Buffer.from(r.xCookie, 'hex'))).close();
   } catch {
     return undefined;
   }

@@ -163,6 +163,40 @@ export class VmCgroup {
     }
   }
 
+  /**
+   * Stops every process of the cgroup where it is (the freezer): none runs, forks or touches a file
+   * until `thaw()`; memory is kept. Resolves once the kernel reports the cgroup frozen; a process that
+   * cannot be frozen within `timeoutMs` (one being traced) thaws it again and fails the call.
+   */
+  async freeze(timeoutMs = 5000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    this.#setFrozen(true);
+    while (!this.frozen()) {
+      if (Date.now() >= deadline) {
+        this.#setFrozen(false);
+        throw new DriverError('timeout', `cgroup ${this.path}: not frozen within ${timeoutMs} ms`);
+      }
+      await delay(2);
+    }
+  }
+
+  thaw(): void {
+    this.#setFrozen(false);
+  }
+
+  /** Whether the kernel reports every process of the cgroup frozen. */
+  frozen(): boolean {
+    if (this.layout.version === 2)
+      return /^frozen 1$/m.test(readOr(join(this.dirs()[0]!, 'cgroup.events'), ''));
+    return readOr(join(this.layout.mounts.freezer, this.path, 'freezer.state'), '').trim() === 'FROZEN';
+  }
+
+  #setFrozen(on: boolean): void {
+    if (this.layout.version === 2) writeFileSync(join(this.dirs()[0]!, 'cgroup.freeze'), on ? '1' : '0');
+    else
+      writeFileSync(join(this.layout.mounts.freezer, this.path, 'freezer.state'), on ? 'FROZEN' : 'THAWED');
+  }
+
   /** Moves a running process (and the children it forks from now on) into this cgroup. */
   join(pid: number): void {
     for (const f of this.procsFiles()) writeFileSync(f, String(pid));

@@ -4,16 +4,8 @@
 // which tar does not carry. Restoring goes through the merged home of a fresh VM of the same image,
 // so overlayfs itself writes the upper dir, and every file gets the new VM user as owner.
 import { createHash } from 'node:crypto';
-import {
-  createReadStream,
-  createWriteStream,
-  existsSync,
-  lstatSync,
-  readdirSync,
-  rmSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
 import { isAbsolute, join, normalize } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -40,7 +32,7 @@ export interface DeltaLayers {
 
 /** Archives the delta to `file`; the VM may keep running (the archive is then as of some instant). */
 export async function exportDelta(l: DeltaLayers, image: string, file: string): Promise<DeltaInfo> {
-  const manifest: DeltaManifest = { format: FORMAT, image, deleted: deletedPaths(l) };
+  const manifest: DeltaManifest = { format: FORMAT, image, deleted: await deletedPaths(l) };
   const manifestFile = join(l.disk, MANIFEST);
   writeFileSync(manifestFile, JSON.stringify(manifest), { mode: 0o600 });
   const hash = createHash('sha256');
@@ -71,29 +63,33 @@ export async function exportDelta(l: DeltaLayers, image: string, file: string): 
   return { bytes, sha256: hash.digest('hex') };
 }
 
-/** Image paths no longer visible in the merged home: below every dir the VM has touched. */
-function deletedPaths(l: DeltaLayers): string[] {
+/**
+ * Image paths no longer visible in the merged home: below every dir the VM has touched. Walked
+ * asynchronously: a tenant's disk may hold a great many dirs, and the server's thread serves others.
+ */
+async function deletedPaths(l: DeltaLayers): Promise<string[]> {
   const out: string[] = [];
-  const walk = (rel: string) => {
+  const walk = async (rel: string): Promise<void> => {
     const upperDir = join(l.disk, UPPER, rel);
     const lowerDir = join(l.lower, rel);
-    if (isDir(lowerDir)) {
-      for (const name of readdirSync(lowerDir)) {
+    if (await isDir(lowerDir)) {
+      for (const name of await readdir(lowerDir)) {
         const r = join(rel, name);
-        const merged = join(l.merged, r);
         const upper = join(l.disk, UPPER, r);
         // Gone from the merged view, or replaced by an entry of another kind (dir vs file).
         if (
-          !exists(merged) ||
-          (exists(upper) && !isWhiteout(upper) && isDir(upper) !== isDir(join(l.lower, r)))
+          !(await exists(join(l.merged, r))) ||
+          ((await exists(upper)) &&
+            !(await isWhiteout(upper)) &&
+            (await isDir(upper)) !== (await isDir(join(l.lower, r))))
         )
           out.push(r);
       }
     }
-    for (const e of readdirSync(upperDir, { withFileTypes: true }))
-      if (e.isDirectory()) walk(join(rel, e.name));
+    for (const e of await readdir(upperDir, { withFileTypes: true }))
+      if (e.isDirectory()) await walk(join(rel, e.name));
   };
-  walk('');
+  await walk('');
   return out.sort();
 }
 
@@ -152,28 +148,15 @@ export async function importDelta(
   );
 }
 
-function exists(p: string): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
+async function exists(p: string): Promise<boolean> {
+  return (await lstat(p).catch(() => undefined)) !== undefined;
 }
 
-function isDir(p: string): boolean {
-  try {
-    return lstatSync(p).isDirectory();
-  } catch {
-    return false;
-  }
+async function isDir(p: string): Promise<boolean> {
+  return (await lstat(p).catch(() => undefined))?.isDirectory() ?? false;
 }
 
-function isWhiteout(p: string): boolean {
-  try {
-    const st = lstatSync(p);
-    return st.isCharacterDevice() && st.rdev === 0;
-  } catch {
-    return false;
-  }
+async function isWhiteout(p: string): Promise<boolean> {
+  const st = await lstat(p).catch(() => undefined);
+  return st !== undefined && st.isCharacterDevice() && st.rdev === 0;
 }

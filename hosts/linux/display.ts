@@ -4,7 +4,7 @@
 // xfwm4 owns the WM_S0 selection and the panel and the desktop (wallpaper) windows are mapped, x11vnc
 // when its port accepts connections.
 import { randomBytes } from 'node:crypto';
-import { chownSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { DriverError } from '../driver.ts';
@@ -12,6 +12,7 @@ import type { VmCgroup } from './cgroups.ts';
 import { inNamespaces, type VmNamespaces } from './ns-enter.ts';
 import { xSocketPath } from './shared-socket-dirs.ts';
 import { LIST_VM_MOUNTS } from './vm-mount-ns.ts';
+import { createFileFor } from './root-files.ts';
 import { accepts, waitReady } from './probe.ts';
 import { type ProcessTracker, type TrackedProcess } from './runner.ts';
 import { XProbe } from './x-probe.ts';
@@ -60,26 +61,41 @@ export interface XServer {
   socket: string;
 }
 
-/** Writes a cookie file with one wildcard entry (any address, any display number): `xauth add` without a spawn. */
-export function writeXauthority(file: string, uid: number, gid: number): Buffer {
-  const cookie = randomBytes(16);
+/** A fresh MIT-MAGIC-COOKIE-1 for a display. The driver keeps it (vm-record.ts) and never reads it back. */
+export function newCookie(): Buffer {
+  return randomBytes(16);
+}
+
+/** The Xauthority file format with one wildcard entry (any address, any display number) for `cookie`. */
+export function xauthorityEntry(cookie: Buffer): Buffer {
   const field = (v: Buffer) => {
     const len = Buffer.alloc(2);
     len.writeUInt16BE(v.length);
     return Buffer.concat([len, v]);
   };
   const family = Buffer.from([0xff, 0xff]);
-  const entry = Buffer.concat([
+  return Buffer.concat([
     family,
     field(Buffer.alloc(0)),
     field(Buffer.alloc(0)),
     field(Buffer.from('MIT-MAGIC-COOKIE-1')),
     field(cookie),
   ]);
-  writeFileSync(file, entry, { mode: 0o600 });
-  chownSync(file, uid, gid);
+}
+
+/**
+ * Writes a fresh cookie file for `uid` (`xauth add` without a spawn) and returns the cookie. What
+ * was at the name goes (unlink follows no link); the file is then created, never opened
+ * (root-files.ts), as it sits in a dir the VM's user writes to.
+ */
+export function writeXauthority(file: string, uid: number, gid: number, cookie = newCookie()): Buffer {
+  rmSync(file, { force: true });
+  createFileFor(file, xauthorityEntry(cookie), { uid, gid });
   return cookie;
 }
+
+/** Where Xvfb reads its cookie inside its own mount namespace, whose /tmp is the root-only `tmpDir`. */
+const XVFB_AUTH_NAME = 'sandbay-Xauthority';
 
 /** The environment of a process of the VM's desktop session. */
 export function sessionEnv(s: ScreenSpec, display: string): NodeJS.ProcessEnv {
@@ -161,11 +177,22 @@ export async function startXvfb(
   tracker: ProcessTracker,
   s: ScreenSpec,
   timeoutMs = 5000,
+  /** The display's cookie: needed with `s.tmpDir`, where Xvfb gets a copy of its own. */
+  cookie?: Buffer,
 ): Promise<{ proc: TrackedProcess } & XServer> {
+  // With a temp dir of its own, Xvfb reads a copy of the cookie there, where the VM cannot reach
+  // (the VM's copy is in its runtime dir, which its processes may change at will).
+  let auth = s.xauthority;
+  if (s.tmpDir !== undefined) {
+    if (!cookie)
+      throw new DriverError('invalid_argument', 'Xvfb with a temp dir of its own needs the cookie');
+    createFileFor(join(s.tmpDir, XVFB_AUTH_NAME), xauthorityEntry(cookie), s.vmUser);
+    auth = `/tmp/${XVFB_AUTH_NAME}`;
+  }
   const args = [
     '-displayfd', '3',
     '-screen', '0', `${s.width}x${s.height}x24`,
-    '-auth', s.xauthority,
+    '-auth', auth,
     '-noreset',
     '-nolisten', 'tcp',
   ]; // prettier-ignore
@@ -337,7 +364,7 @@ export interface VncSpec {
  * Starts x11vnc as the VM user (so that its MIT-SHM segments are the user's, which the user's Xvfb
  * can attach and teardown can find) on the VM's address only; resolves once it listens. The password
  * reaches it through a file in the VM's runtime dir that x11vnc deletes after reading (`rm:`), never
- * through argv. The VM's own user can learn its own VNC password (it could read x11vnc's memory
+ * through argv; root creates it there without following anything the VM put at its name. The VM's own user can learn its own VNC password (it could read x11vnc's memory
  * anyway); no other VM can.
  */
 export async function startVnc(
@@ -347,9 +374,8 @@ export async function startVnc(
   v: VncSpec,
   timeoutMs = 5000,
 ): Promise<TrackedProcess> {
-  const passwordFile = join(s.runtimeDir, `vnc-password-${randomBytes(4).toString('hex')}`);
-  writeFileSync(passwordFile, `${v.password}\n`, { mode: 0o600 });
-  chownSync(passwordFile, s.vmUser.uid, s.vmUser.gid);
+  const passwordFile = join(s.runtimeDir, `vnc-password-${randomBytes(8).toString('hex')}`);
+  createFileFor(passwordFile, `${v.password}\n`, s.vmUser);
   const args = [
     '-display', display,
     '-auth', s.xauthority,

@@ -54,14 +54,38 @@ function whileOpen<T>(s: SftpSession, work: Promise<T>): Promise<T> {
   });
 }
 
+/**
+ * How long one SFTP request may wait for its answer. The VM's SFTP server runs as its user: an open
+ * of a FIFO blocks it, and so does a SIGSTOP. Past this the session is closed (whatever else waits on
+ * it fails), and the next request opens a fresh one.
+ */
+export const SFTP_REQUEST_DEADLINE_MS = 15_000;
+
 /** One SFTP request; `answer` turns its callback into a value or an error. */
 function request<T>(
   s: SftpSession,
   send: (answer: (err: Error | null | undefined, value: T) => void) => void,
+  what = 'SFTP request',
 ): Promise<T> {
   return whileOpen(
     s,
-    new Promise<T>((resolve, reject) => send((err, v) => (err ? reject(err) : resolve(v)))),
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(
+          new DriverError(
+            'timeout',
+            `${what}: no answer within ${SFTP_REQUEST_DEADLINE_MS / 1000} s`,
+            'sftp',
+          ),
+        );
+        s.sftp.end();
+      }, SFTP_REQUEST_DEADLINE_MS);
+      send((err, v) => {
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolve(v);
+      });
+    }),
   );
 }
 
@@ -91,9 +115,16 @@ async function mkdirp(s: SftpSession, dir: string): Promise<void> {
   );
 }
 
-/** The download handed to the caller: ssh2's read stream behind a stream that fails once the session is gone. */
-function readStream(s: SftpSession, path: string): Readable {
-  const inner = s.sftp.createReadStream(path);
+/**
+ * The download handed to the caller: ssh2's read stream of an open handle, up to `size` bytes (a file
+ * the VM keeps growing is sent as it was when opened), behind a stream that fails once the session is gone.
+ */
+function readStream(s: SftpSession, path: string, handle: Buffer, size: number): Readable {
+  if (size === 0) {
+    s.sftp.close(handle, () => {});
+    return Readable.from([]);
+  }
+  const inner = s.sftp.createReadStream(path, { handle, start: 0, end: size - 1, autoClose: true });
   const out = new PassThrough();
   const fail = (err: unknown): void => {
     out.destroy(sftpError(err, path));
@@ -150,13 +181,35 @@ export class VmFiles {
     }
   }
 
+  /**
+   * A regular file's bytes as they are when it is opened. Looked at first (a FIFO or a device is
+   * refused without being opened), then checked again on the open handle: the VM may have swapped
+   * the name meanwhile, and an open of a FIFO blocks its SFTP server until the request's deadline.
+   */
   async getFile(path: string): Promise<Readable> {
     const target = vmPath(path, this.#home);
     const s = await this.#ssh.sftp();
     const st = await stat(s, target);
     if (!st) throw new DriverError('not_found', `no such file in the VM: ${target}`);
     if (!st.isFile()) throw new DriverError('invalid_argument', `not a regular file in the VM: ${target}`);
-    return readStream(s, target);
+    const handle = await request<Buffer>(
+      s,
+      (answer) => s.sftp.open(target, 'r', (err, h) => answer(err && sftpError(err, target), h)),
+      `SFTP open ${target}`,
+    );
+    const opened = await request<Stats>(
+      s,
+      (answer) => s.sftp.fstat(handle, (err, fst) => answer(err && sftpError(err, target), fst)),
+      `SFTP fstat ${target}`,
+    ).catch((err: unknown) => {
+      s.sftp.close(handle, () => {});
+      throw err;
+    });
+    if (!opened.isFile()) {
+      s.sftp.close(handle, () => {});
+      throw new DriverError('invalid_argument', `not a regular file in the VM: ${target}`);
+    }
+    return readStream(s, target, handle, opened.size ?? 0);
   }
 
   /** Unpacks a tar stream into `path` (created if missing) with the VM's tar, as the VM user. */

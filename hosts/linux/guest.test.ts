@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WindowNode } from '../driver.ts';
 import type { LinuxGuest } from './guest.ts';
 import { createLinuxDriver, type LinuxDriver, type LinuxHost } from './index.ts';
+import { KILL_OWN_CONNECTION } from '../../test/support/hostile-probes.ts';
 import { waitFor } from '../../test/support/wait.ts';
 
 const run = promisify(execFile);
@@ -184,9 +185,9 @@ describe('exec', () => {
   });
 
   it('reconnects after the pooled SSH connection dies', async () => {
-    // The shell's parent is the sshd process of this very connection: killing it cuts the connection.
+    // Killing the sshd process of this very connection cuts the connection.
     await guest.exec('rm -f runs.log');
-    const cut = guest.exec('echo run >> runs.log; kill -9 $PPID; sleep 5');
+    const cut = guest.exec(`echo run >> runs.log; ${KILL_OWN_CONNECTION}; sleep 5`);
     await expect(cut).rejects.toMatchObject({ code: 'unreachable' });
     expect((await guest.exec('echo back')).stdout).toBe('back\n');
     // A command that started is never run a second time by a retry.

@@ -6,7 +6,6 @@
 // One LinuxGuest per VM is meant to live as long as the VM runs; close() releases its connections
 // (the lifecycle half calls it when the VM stops or is deleted). Both connections re-open by
 // themselves if the VM's Xvfb or sshd restarted in between.
-import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import {
   DriverError,
@@ -22,6 +21,7 @@ import {
   type WindowNode,
 } from '../driver.ts';
 import { DESKTOP_ENV } from './display.ts';
+import { ExecAgent } from './exec-agent.ts';
 import { VmFiles } from './files.ts';
 import { Input } from './input.ts';
 import { chordFor, keysymsForText, parseHotkey } from './keys.ts';
@@ -44,12 +44,14 @@ export class LinuxGuest implements Guest {
   readonly #ssh: SshClient;
   readonly #files: VmFiles;
   readonly #recorder: Recorder;
+  readonly #agent: ExecAgent;
 
   constructor(vm: LinuxVmRuntime, opts: LinuxGuestOptions = {}) {
     this.#vm = vm;
-    this.#x = new X11Link(vm.display, vm.xSocket, vm.xauthority);
+    this.#x = new X11Link(vm.display, vm.xSocket, vm.xCookie);
     this.#ssh = new SshClient(() => vm.ssh);
     this.#files = new VmFiles(this.#ssh, vm.home);
+    this.#agent = new ExecAgent(this.#ssh, () => this.sessionEnv());
     this.#recorder = new Recorder(
       () => ({
         display: vm.display,
@@ -59,36 +61,43 @@ export class LinuxGuest implements Guest {
         dataDir: vm.dataDir,
         ...(vm.cgroupPath === undefined ? {} : { cgroupPath: vm.cgroupPath }),
         ...(vm.namespaces && {
-          vm: { uid: vm.uid, gid: vm.gid, namespacePid: vm.namespaces.pid, tmpDir: vm.namespaces.tmpDir },
+          vm: { uid: vm.uid, gid: vm.gid, namespaces: vm.namespaces, tmpDir: vm.namespaces.tmpDir },
         }),
       }),
       opts.recorder,
     );
   }
 
-  /** The desktop session's environment, given to every exec (so GUI programs open on the VM's screen). */
+  /**
+   * The desktop session's environment, given to every exec (so GUI programs open on the VM's
+   * screen). The bus is where the driver started it; its socket is not looked at from here (a path
+   * in the VM's runtime dir is the VM's to change).
+   */
   sessionEnv(): Record<string, string> {
     const vm = this.#vm;
-    const env: Record<string, string> = {
+    return {
       DISPLAY: vm.display,
       XAUTHORITY: vm.xauthority,
       XDG_RUNTIME_DIR: vm.runtimeDir,
+      DBUS_SESSION_BUS_ADDRESS: `unix:path=${vm.runtimeDir}/bus`,
       ...DESKTOP_ENV,
     };
-    const bus = `${vm.runtimeDir}/bus`;
-    if (existsSync(bus)) env.DBUS_SESSION_BUS_ADDRESS = `unix:path=${bus}`;
-    return env;
   }
 
   // ---- shell and files ----
 
-  /** `agent` changes nothing here: every exec already runs in the desktop session (AT-SPI works from any). */
-  exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
+  /**
+   * Through the VM's exec agent when it is up (exec-agent.ts), the plain SSH way otherwise (and
+   * meanwhile the agent starts). `agent` changes nothing here: every exec already runs in the
+   * desktop session (AT-SPI works from any).
+   */
+  async exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
     this.#vm.touch();
-    return runCommand(this.#ssh, command, {
-      env: this.sessionEnv(),
-      ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
-    });
+    return await (this.#agent.run(command, opts.timeoutMs) ??
+      runCommand(this.#ssh, command, {
+        env: this.sessionEnv(),
+        ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
+      }));
   }
 
   putFile(path: string, data: Buffer | Readable): Promise<void> {
@@ -236,9 +245,17 @@ export class LinuxGuest implements Guest {
     return this.#vm.lastActivity();
   }
 
+  /** Closes the X11 and SSH connections: every call still waiting on them fails at once. */
+  abandon(): void {
+    this.#x.close();
+    this.#agent.reset();
+    this.#ssh.close();
+  }
+
   /** Stops this VM's recordings and closes the X11 and SSH connections. Idempotent. */
   async close(): Promise<void> {
     await this.#recorder.stopAll().catch(() => undefined);
+    this.#agent.close();
     this.#x.close();
     this.#ssh.close();
   }

@@ -24,6 +24,7 @@ import { generateSshKey } from './sshd.ts';
 import { liveUserPids } from './vm-user.ts';
 import { XProbe } from './x-probe.ts';
 import { holdNamespace } from '../../test/support/namespace-hold.ts';
+import { nsPids } from '../../test/support/pid-namespaces.ts';
 
 const IMAGE = 'base-macos-26';
 let dataDir: string;
@@ -268,8 +269,10 @@ describe('linux host', () => {
         'cat /tmp/b-sleeper',
       ].join('\n'),
     );
-    const [shmId, semId, sleeperPid] = made.stdout.trim().split(' ');
+    const [shmId, semId, sleeperInVm] = made.stdout.trim().split(' ');
     const { record, pids, cgroup } = host.describe('b');
+    // The VM's shell sees its own PID namespace: its PID is the machine's NSpid entry of a member.
+    const sleeperPid = cgroup.pids().find((p) => nsPids(p).at(-1) === Number(sleeperInVm));
     expect(comm(Number(sleeperPid))).toBe('sleep');
     const sleeper = [Number(sleeperPid)];
     const members = cgroup.pids();
@@ -338,6 +341,39 @@ describe('linux host', () => {
     await host.createVm({ name: 'd', image: 'base-macos-26-whole', cpu: 2, memoryGiB: 4 });
     await expect(host.importDelta('d', file)).rejects.toThrow(/image base-macos-26/);
     await host.deleteVm('d');
+  });
+
+  it("exports a running VM's delta as of one instant, the VM frozen while it is read", async () => {
+    // A writer appends the same line to one file, then the other, without end: at any one instant
+    // the first holds as many lines as the second, or one more. A copy read while it runs (the
+    // second file read later than the first) holds more lines in the second.
+    await ssh(
+      'a',
+      'mkdir -p ~/pit && head -c 20000000 /dev/urandom > ~/pit/bulk && ' +
+        "{ nohup sh -c 'while :; do echo line >> ~/pit/1; echo line >> ~/pit/2; done' </dev/null >/dev/null 2>&1 & } && " +
+        'while [ ! -s ~/pit/2 ]; do sleep 0.01; done; echo started',
+    );
+    const { cgroup } = host.describe('a');
+    let sawFrozen = false;
+    const look = setInterval(() => (sawFrozen ||= cgroup.frozen()), 1);
+    const file = join(dataDir, 'pit.tgz');
+    try {
+      await host.exportDelta('a', file);
+    } finally {
+      clearInterval(look);
+    }
+    expect(sawFrozen).toBe(true);
+    expect(cgroup.frozen()).toBe(false);
+    const lines = (name: string) =>
+      execFileSync('tar', ['-xzOf', file, `upper/pit/${name}`], { maxBuffer: 1 << 30 })
+        .toString()
+        .split('\n').length - 1;
+    const [first, second] = [lines('1'), lines('2')];
+    expect(first - second).toBeGreaterThanOrEqual(0);
+    expect(first - second).toBeLessThanOrEqual(1);
+    // Thawed: the VM answers and its writer goes on.
+    const after = await ssh('a', 'wc -l < ~/pit/1; pkill -u "$(id -u)" -f "while :"; rm -rf ~/pit');
+    expect(Number(after.stdout.trim())).toBeGreaterThanOrEqual(first);
   });
 
   it('rejects bad input without changing anything', async () => {

@@ -21,12 +21,12 @@ import type { VmEntry } from './vm-entry.ts';
 import { exportDelta, importDelta } from './delta.ts';
 import { Mutex, KeyedMutex } from './mutex.ts';
 import type { ProcessTracker } from './runner.ts';
-import { bootDesktop, powerOff, type DesktopProcess } from './vm-boot.ts';
+import { bootDesktop, powerOff, programPid, type DesktopProcess } from './vm-boot.ts';
 import { claimSlot, destroyVmFiles, provisionVm, vmIsolation, type SetupContext } from './vm-setup.ts';
 import { checkRoom, validateCreate, validateSize, vmInfo } from './vm-spec.ts';
 import { vmRuntime } from './vm-runtime.ts';
 import { saveRecord, stoppedRecord, type VmPaths, type VmRecord } from './vm-record.ts';
-import { vmTempDirs } from './vm-mount-ns.ts';
+import { vmNamespaces, vmTempDirs } from './vm-mount-ns.ts';
 import type { VmCgroup } from './cgroups.ts';
 
 type GuestModule = typeof import('./guest.ts');
@@ -174,7 +174,14 @@ export class LinuxHost implements Host {
       });
       e.procs = booted.procs;
       const pids = Object.fromEntries(Object.entries(booted.procs).map(([k, p]) => [k, p.pid]));
-      e.record = { ...e.record, state: 'running', display: booted.display, xSocket: booted.socket, pids };
+      e.record = {
+        ...e.record,
+        state: 'running',
+        display: booted.display,
+        xSocket: booted.socket,
+        pids,
+        xCookie: booted.cookie.toString('hex'),
+      };
       saveRecord(e.paths, e.record);
       this.#running(e);
       return vmInfo(e.record);
@@ -195,7 +202,10 @@ export class LinuxHost implements Host {
         },
         lastActivity: () => e.lastActivity,
       },
-      e.procs.sshd && { pid: e.procs.sshd.pid, tmpDir: vmTempDirs(e.paths.disk).tmp },
+      e.procs.init && {
+        ...vmNamespaces(e.procs.init.pid, vmIsolation(this.ctx, r.slot).link.netnsPath),
+        tmpDir: vmTempDirs(e.paths.disk).tmp,
+      },
     );
     // A desktop process that dies on its own takes the VM down, as a crashed VM would be.
     for (const proc of Object.values(e.procs)) {
@@ -269,15 +279,26 @@ export class LinuxHost implements Host {
     };
   }
 
+  /**
+   * A running VM is frozen (its cgroup) while its delta is read: the archive is the disk at one
+   * instant, and no process of the tenant can swap a file for a link or a FIFO between the look at
+   * a name and its read (the archiver runs as root, in this process).
+   */
   async exportDelta(name: string, file: string): Promise<DeltaInfo> {
     await this.#ready;
-    return this.#vmLock.run(name, () => {
+    return this.#vmLock.run(name, async () => {
       const e = this.#get(name);
-      return exportDelta(
-        { disk: e.paths.disk, lower: e.record.lower, merged: e.record.home },
-        e.record.image,
-        file,
-      );
+      const frozen = e.record.state === 'running' ? e.cgroup : undefined;
+      await frozen?.freeze();
+      try {
+        return await exportDelta(
+          { disk: e.paths.disk, lower: e.record.lower, merged: e.record.home },
+          e.record.image,
+          file,
+        );
+      } finally {
+        frozen?.thaw();
+      }
     });
   }
 
@@ -314,13 +335,19 @@ export class LinuxHost implements Host {
     return e;
   }
 
-  /** Powers every VM off (and with `discard`, deletes it); used by the driver's close(). */
+  /**
+   * Powers every VM off (and with `discard`, deletes it); used by the driver's close(). A VM still
+   * booting (a pool clone under way) is cut short first: its processes are killed, so its boot fails
+   * at once and lets go of the VM, instead of the stop waiting out a boot of several seconds (a
+   * server's stop is bounded, api/shutdown.ts).
+   */
   async shutdown(discard: boolean): Promise<void> {
     try {
       await this.#ready;
     } catch {
       return;
     }
+    for (const e of this.#vms.values()) if (e.booting) void e.cgroup.killAll().catch(() => undefined);
     await Promise.all(
       [...this.#vms.keys()].map((name) =>
         this.#vmLock.run(name, async () => {
@@ -333,7 +360,7 @@ export class LinuxHost implements Host {
     );
   }
 
-  /** Where a VM's parts live and the PIDs of its desktop processes (tests, benches, diagnostics). */
+  /** Where a VM's parts live and the PIDs of its desktop programs (tests, benches, diagnostics). */
   describe(name: string): {
     record: VmRecord;
     paths: VmPaths;
@@ -342,7 +369,9 @@ export class LinuxHost implements Host {
     pids: number[];
   } {
     const e = this.#get(name);
-    const procs = Object.fromEntries(Object.entries(e.procs).map(([k, p]) => [k, p.pid]));
+    const procs = Object.fromEntries(
+      Object.entries(e.procs).map(([k, p]) => [k, programPid(k as DesktopProcess, p.pid)]),
+    );
     return { record: e.record, paths: e.paths, cgroup: e.cgroup, procs, pids: Object.values(procs) };
   }
 }

@@ -6,7 +6,7 @@
 // (claims.ts) before anything on it is touched, so a driver starting a VM meanwhile either got the
 // slot first (and it is skipped) or waits for it. And only what the driver made: a user counts as a
 // VM user when its name, home and comment are the driver's (vm-user.ts), a mount when its source is
-// one of the driver's (`sandbay-home`, `sandbay-disk`, see overlay.ts), a cgroup when it is under
+// one of the driver's (`sandbay-home`, `sandbay-disk`, see overlay.ts; `sandbay-run`, runtime-dir.ts), a cgroup when it is under
 // the driver's `sandbay/` parent.
 import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +21,8 @@ import {
   type SlotClaim,
 } from './claims.ts';
 import { isMounted, unmount } from './overlay.ts';
+import { RUNTIME_DIR_SOURCE, unmountRuntimeDir } from './runtime-dir.ts';
+import { removeTenantTree } from './tenant-tree.ts';
 import { sshdRunDir } from './vm-boot.ts';
 import { listVmNetns, removeVmFirewall, removeVmNetwork, vmLink } from './vm-network.ts';
 import {
@@ -57,7 +59,7 @@ export interface ResetReport {
   skipped: number[];
 }
 
-const MOUNT_SOURCES = new Set(['sandbay-home', 'sandbay-disk']);
+const MOUNT_SOURCES = new Set(['sandbay-home', 'sandbay-disk', RUNTIME_DIR_SOURCE]);
 
 interface PasswdEntry {
   user: string;
@@ -145,7 +147,8 @@ export async function resetMachine(opts: ResetOptions = {}): Promise<ResetReport
         removeUserTempFiles(user.uid);
         await removeShm(user.uid);
         await removeMqueues(user.uid);
-        rmSync(`/run/user/${user.uid}`, { recursive: true, force: true });
+        await unmountRuntimeDir(`/run/user/${user.uid}`);
+        await removeTenantTree(`/run/user/${user.uid}`);
         await deleteVmUser(user.user);
         removeEmptyDir(user.home);
         report.users.push(user.user);

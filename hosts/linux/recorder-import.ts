@@ -2,10 +2,11 @@
 // where the tenant may have replaced it meanwhile by a link to a file of the machine, a FIFO that
 // would block the read, a device, or a hard link to some other file. So the file is opened once,
 // without following a link and without blocking, and read only if that descriptor is a regular file
-// of the VM's user, with one link, on the VM's own disk; the copy goes to a root-only file. The
-// directories above it (the VM's disk and its /tmp) are root's: only the last name is the tenant's.
+// of the VM's user, with one link, on the VM's own disk; the copy goes to a root-only file, and holds
+// the bytes the file had when opened, no more. The directories above it (the VM's disk and its /tmp)
+// are root's: only the last name is the tenant's.
 import { constants, createWriteStream } from 'node:fs';
-import { lstat, open, rm } from 'node:fs/promises';
+import { lstat, open, rm, writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 
 /**
@@ -30,10 +31,14 @@ export async function importVideo(
   try {
     const st = await handle.stat();
     if (!st.isFile() || st.uid !== vm.uid || st.nlink !== 1 || st.dev !== disk.dev) return false;
-    await pipeline(
-      handle.createReadStream({ start: 0, autoClose: false }),
-      createWriteStream(dest, { mode: 0o600 }),
-    );
+    // Only the bytes it had when opened: a file the tenant keeps appending to must not fill the
+    // machine's recordings dir (the copy would never end).
+    if (st.size === 0) await writeFile(dest, '', { mode: 0o600 });
+    else
+      await pipeline(
+        handle.createReadStream({ start: 0, end: st.size - 1, autoClose: false }),
+        createWriteStream(dest, { mode: 0o600 }),
+      );
     return true;
   } catch (e) {
     await rm(dest, { force: true });

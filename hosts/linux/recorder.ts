@@ -21,7 +21,8 @@ import { asUser, detectCgroups, VmCgroup } from './cgroups.ts';
 import { hasControlChars } from './files.ts';
 import { importVideo } from './recorder-import.ts';
 import { newRecordingId, publicInfo, RecordingStore, type RecordingMeta } from './recorder-store.ts';
-import { run, spawnTool } from './runner.ts';
+import { inNamespaces, type VmNamespaces } from './ns-enter.ts';
+import { killTree, run, spawnTool } from './runner.ts';
 
 export interface RecorderTarget {
   display: string;
@@ -38,8 +39,8 @@ export interface RecorderTarget {
 export interface RecorderVm {
   uid: number;
   gid: number;
-  /** A root process of the VM inside all of its namespaces (its sshd), which `nsenter --target` joins. */
-  namespacePid: number;
+  /** The VM's namespaces, which the recorder's tools join (ns-enter.ts). */
+  namespaces: VmNamespaces;
   /** Where the VM's /tmp is on the machine (a root-owned dir on the VM's disk). */
   tmpDir: string;
 }
@@ -130,7 +131,7 @@ export class Recorder {
     const began = await Promise.race([firstFrame(child), exited.then(() => 'closed' as const)]);
     if (began !== 'framed') {
       running.delete(file);
-      child.kill('SIGKILL');
+      killTree(child.pid);
       const code = await exited;
       await this.#removeOutput(id);
       await store.remove(id);
@@ -226,9 +227,8 @@ export class Recorder {
     const line = inCgroup
       ? [inCgroup.command, ...inCgroup.args]
       : [...(as ? asUser(as) : []), command, ...args];
-    // nsenter execs in place (no PID namespace): the PID tracked is ffmpeg's own.
-    if (t.vm) line.unshift('nsenter', `--target=${t.vm.namespacePid}`, '--net', '--mount', '--ipc', '--');
-    return { command: line[0]!, args: line.slice(1) };
+    // In the VM's PID namespace the PID tracked is tini's, which passes SIGINT on to ffmpeg.
+    return inNamespaces({ command: line[0]!, args: line.slice(1) }, t.vm?.namespaces);
   }
 
   #spawn(file: string): ChildProcess {
@@ -266,7 +266,7 @@ export class Recorder {
     const mine = running.get(file);
     if (mine) {
       mine.child.kill('SIGINT');
-      const timer = setTimeout(() => mine.child.kill('SIGKILL'), STOP_DEADLINE_MS);
+      const timer = setTimeout(() => killTree(mine.child.pid), STOP_DEADLINE_MS);
       await mine.exited;
       clearTimeout(timer);
       running.delete(file);
@@ -277,7 +277,7 @@ export class Recorder {
     const deadline = Date.now() + STOP_DEADLINE_MS;
     while (await isRecorderOf(pid, file)) {
       if (Date.now() > deadline) {
-        process.kill(pid, 'SIGKILL');
+        killTree(pid);
         break;
       }
       await new Promise((r) => setTimeout(r, 50));

@@ -192,8 +192,9 @@ export class TrackedProcess {
     clearTimeout(timer);
   }
 
+  /** SIGKILL to the process and its children (tini's child in a VM's PID namespace, ns-enter.ts). */
   kill(): void {
-    if (this.#alive) signalPid(this.pid, 'SIGKILL');
+    if (this.#alive) killTree(this.pid);
   }
 }
 
@@ -241,6 +242,22 @@ export class ProcessTracker {
     for (const p of all) p.kill();
     await Promise.all(all.map((p) => p.exited));
   }
+}
+
+/**
+ * SIGKILLs `pid`'s children, then `pid`: what a process the driver started in a VM's PID namespace
+ * is (tini outside, the command its child inside), since SIGKILL is the one signal tini cannot pass on.
+ */
+export function killTree(pid: number | undefined): void {
+  if (pid === undefined) return;
+  for (const child of childPids(pid)) signalPid(child, 'SIGKILL');
+  signalPid(pid, 'SIGKILL');
+}
+
+/** The children of a process (its main thread's), from /proc. */
+export function childPids(pid: number): number[] {
+  const list = readFileSyncSafe(`/proc/${pid}/task/${pid}/children`) ?? '';
+  return list.split(' ').filter(Boolean).map(Number);
 }
 
 export function signalPid(pid: number, sig: NodeJS.Signals): boolean {

@@ -21,6 +21,12 @@ import { exitCode, shellQuote, type SshClient } from './ssh-client.ts';
 const KILL_AFTER_MS = 2_000;
 /** After KILL, the host stops waiting for the channel this much later (a process that left the group may hold it). */
 const CLOSE_AFTER_MS = 3_000;
+/**
+ * After closing the channel, how long the VM has to confirm it. Its sshd session runs as the VM's
+ * user, who may stop it: then the connection is dropped, which ends the call (and every other one
+ * waiting on that connection).
+ */
+const CONFIRM_CLOSE_MS = 5_000;
 const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
 const MAX_COMMAND_BYTES = 256 * 1024;
 /** `timeout`'s exit code, which the API uses for a command killed at its deadline. */
@@ -46,7 +52,8 @@ export function markedCommandLine(command: string, env: Record<string, string>, 
   return commandLine(`${markerTrap(marker)}\n${command}`, env);
 }
 
-function validate(command: unknown, timeoutMs: number | undefined): asserts command is string {
+/** The exec's own checks, before anything is sent: shared with the exec agent (exec-agent.ts). */
+export function validateExec(command: unknown, timeoutMs: number | undefined): asserts command is string {
   if (typeof command !== 'string' || command.trim() === '')
     throw new DriverError('invalid_argument', 'command is required');
   if (command.includes('\0')) throw new DriverError('invalid_argument', 'command contains a NUL byte');
@@ -61,7 +68,7 @@ function validate(command: unknown, timeoutMs: number | undefined): asserts comm
 }
 
 export async function runCommand(ssh: SshClient, command: string, opts: RunOptions): Promise<ExecResult> {
-  validate(command, opts.timeoutMs);
+  validateExec(command, opts.timeoutMs);
   const marker = newMarker();
   return ssh.open(markedCommandLine(command, opts.env, marker), (channel, _gone, release) =>
     collectExec(ssh, channel, release, marker, opts.timeoutMs),
@@ -155,6 +162,22 @@ function collectExec(
         }, timeoutMs),
         setTimeout(() => killGroup('KILL'), timeoutMs + KILL_AFTER_MS),
         setTimeout(() => channel.close(), timeoutMs + KILL_AFTER_MS + CLOSE_AFTER_MS),
+        setTimeout(
+          () => {
+            if (settled) return;
+            settled = true;
+            for (const t of timers) clearTimeout(t);
+            ssh.close();
+            reject(
+              new DriverError(
+                'timeout',
+                'the VM did not close the command after its timeout; connection dropped',
+                'exec',
+              ),
+            );
+          },
+          timeoutMs + KILL_AFTER_MS + CLOSE_AFTER_MS + CONFIRM_CLOSE_MS,
+        ),
       );
     }
   });

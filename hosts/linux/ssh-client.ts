@@ -50,6 +50,11 @@ export interface SftpSession {
 const MAX_CHANNELS = 16;
 const OPEN_ATTEMPTS = 3;
 const READY_TIMEOUT_MS = 10_000;
+/**
+ * How long an exec channel may take to open and start its command. The sshd process that answers
+ * runs as the VM's user, which may stop it: past this the connection is not trusted any more.
+ */
+export const OPEN_DEADLINE_MS = 30_000;
 /** Output beyond this per stream is drained and dropped, so a runaway command cannot exhaust memory. */
 export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 
@@ -217,15 +222,31 @@ export class SshClient {
       const client = await this.#client();
       try {
         return await new Promise<{ value: T }>((resolve, reject) => {
-          try {
-            client.exec(command, (err, channel) =>
-              err ? reject(err) : resolve({ value: attach(channel, this.#goneSignal(client)) }),
+          // The open (and the exec request with it) unanswered: the command may have started, so it
+          // is not tried again; the connection is dropped, which fails everything else waiting on it.
+          const timer = setTimeout(() => {
+            this.#drop(client);
+            reject(
+              new DriverError(
+                'timeout',
+                `SSH exec on ${this.#describe()}: no answer within ${OPEN_DEADLINE_MS / 1000} s`,
+                'ssh',
+              ),
             );
+          }, OPEN_DEADLINE_MS);
+          try {
+            client.exec(command, (err, channel) => {
+              clearTimeout(timer);
+              if (err) reject(err);
+              else resolve({ value: attach(channel, this.#goneSignal(client)) });
+            });
           } catch (err) {
+            clearTimeout(timer);
             reject(err as Error); // "Not connected": the socket is already gone
           }
         });
       } catch (err) {
+        if (err instanceof DriverError) throw err;
         const message = (err as Error).message;
         const dead = this.#current !== client || /not connected|no response/i.test(message);
         if (dead) this.#drop(client);

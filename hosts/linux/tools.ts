@@ -24,6 +24,7 @@ const BINARIES: ReadonlyArray<[binary: string, pkg: string]> = [
   ['setpriv', 'util-linux'],
   ['nsenter', 'util-linux'],
   ['unshare', 'util-linux'],
+  ['tini', 'tini'],
   ['ip', 'iproute2'],
   ['nft', 'nftables'],
   ['ipcrm', 'util-linux'],

@@ -2,7 +2,7 @@
 // then the session (bus + XFCE), x11vnc and sshd side by side; it resolves once all of them
 // answer. Power off: every process of the VM dies at once (cgroup kill, then anything left with the
 // VM's uid), then what SIGKILL leaves behind is swept up (shared memory, X lock files, runtime dir).
-import { chownSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { VmCgroup } from './cgroups.ts';
 import {
@@ -13,12 +13,14 @@ import {
   writeXauthority,
   type ScreenSpec,
 } from './display.ts';
-import type { ProcessTracker, TrackedProcess } from './runner.ts';
+import { childPids, type ProcessTracker, type TrackedProcess } from './runner.ts';
 import { sshdConfig, startSshd } from './sshd.ts';
 import type { VmPaths, VmRecord } from './vm-record.ts';
 import { killUserProcesses, removeMqueues, removeShm, removeUserTempFiles } from './vm-user.ts';
 import { ensureSharedSocketDir, SHARED_SOCKET_DIRS } from './shared-socket-dirs.ts';
-import { freshRootDir, holdVmMountNs, type MountNsHolder } from './vm-mount-ns.ts';
+import { freshRootDir, holdVmMountNs, mkdirRootDir, type MountNsHolder } from './vm-mount-ns.ts';
+import { mountRuntimeDir, runtimeDirMiB, unmountRuntimeDir } from './runtime-dir.ts';
+import { removeTenantTree } from './tenant-tree.ts';
 import { createVmNetwork, removeVmNetwork, type VmLink } from './vm-network.ts';
 
 /**
@@ -34,12 +36,33 @@ export interface VmIsolation {
   outboundNat?: boolean;
 }
 
-export type DesktopProcess = 'xvfb' | 'bus' | 'session' | 'vnc' | 'sshd';
+/** `init`: the holder of the VM's mount, IPC and PID namespaces (vm-mount-ns.ts), PID 1 of the VM. */
+export type DesktopProcess = 'init' | 'xvfb' | 'bus' | 'session' | 'vnc' | 'sshd';
+
+/**
+ * The program (as /proc/PID/comm shows it) behind each desktop process, and the name of its log.
+ * `inPidNs`: the PID tracked is tini's (ns-enter.ts), whose child in the VM's PID namespace is the
+ * program. The holder of the namespaces is `unshare` (vm-mount-ns.ts).
+ */
+export const DESKTOP_PROGRAMS: Record<DesktopProcess, { program: string; log: string; inPidNs: boolean }> = {
+  init: { program: 'unshare', log: 'mount-namespace', inPidNs: false },
+  xvfb: { program: 'Xvfb', log: 'Xvfb', inPidNs: false },
+  bus: { program: 'dbus-daemon', log: 'dbus-daemon', inPidNs: true },
+  session: { program: 'xfce4-session', log: 'xfce4-session', inPidNs: true },
+  vnc: { program: 'x11vnc', log: 'x11vnc', inPidNs: true },
+  sshd: { program: 'sshd', log: 'sshd', inPidNs: true },
+};
+
+/** The PID of `k`'s program itself: tini's child for a process in the VM's PID namespace. */
+export function programPid(k: DesktopProcess, pid: number): number {
+  return DESKTOP_PROGRAMS[k].inPidNs ? (childPids(pid)[0] ?? pid) : pid;
+}
 
 export interface BootedDesktop {
   display: string;
   /** The X server's socket file (display.ts). */
   socket: string;
+  /** The display's cookie: the driver keeps it and never reads the VM's copy back. */
   cookie: Buffer;
   procs: Partial<Record<DesktopProcess, TrackedProcess>>;
 }
@@ -68,7 +91,7 @@ export async function bootDesktop(
   };
   // Made at driver start; checked again in case something swept /tmp since (one lstat).
   for (const dir of SHARED_SOCKET_DIRS) ensureSharedSocketDir(dir);
-  freshRuntimeDir(p.runtimeDir, r.uid, r.gid);
+  await mountRuntimeDir(p.runtimeDir, r.uid, r.gid, runtimeDirMiB(r.memoryGiB));
   mkdirSync(p.data, { recursive: true, mode: 0o700 });
   mkdirSync(p.logs, { recursive: true, mode: 0o700 });
   const cookie = writeXauthority(p.xauthority, r.uid, r.gid);
@@ -76,6 +99,7 @@ export async function bootDesktop(
     cgroup,
     uid: r.uid,
     procs: [] as TrackedProcess[],
+    runtimeDir: p.runtimeDir,
     ...(isolation ? { isolation, xTmpDir: p.xTmpDir } : {}),
   };
   let holder: MountNsHolder | undefined;
@@ -86,21 +110,20 @@ export async function bootDesktop(
       holder = await holdVmMountNs(tracker, cgroup, {
         disk: p.disk,
         home: r.home,
+        runtimeDir: p.runtimeDir,
         shmMiB: (r.memoryGiB * 1024) / 2,
         logFile: join(p.logs, 'mount-namespace.log'),
       });
+      // Emptied at every boot: a socket file a killed X server left is gone before the next one starts.
+      await freshRootDir(p.xTmpDir, 0o1777);
+      mkdirRootDir(join(p.xTmpDir, '.X11-unix'), 0o1777);
     } catch (e) {
-      await powerOff(down);
+      await powerOff({ ...down, procs: holder ? [holder.proc] : [] });
       throw e;
     }
   }
   const namespaces = isolation &&
-    holder && { net: isolation.link.netnsPath, mount: holder.path, ipc: holder.ipc };
-  // Emptied at every boot: a socket file a killed X server left is gone before the next one starts.
-  if (namespaces) {
-    freshRootDir(p.xTmpDir, 0o1777);
-    freshRootDir(join(p.xTmpDir, '.X11-unix'), 0o1777);
-  }
+    holder && { net: isolation.link.netnsPath, mount: holder.path, ipc: holder.ipc, pid: holder.pid };
   const screen: ScreenSpec = {
     vmUser: { user: r.user, uid: r.uid, gid: r.gid, home: r.home },
     cgroup,
@@ -110,9 +133,9 @@ export async function bootDesktop(
     ...size,
     ...(namespaces ? { namespaces, tmpDir: p.xTmpDir } : {}),
   };
-  const procs: BootedDesktop['procs'] = {};
+  const procs: BootedDesktop['procs'] = holder ? { init: holder.proc } : {};
   try {
-    const x = mark('xvfb', await startXvfb(tracker, screen));
+    const x = mark('xvfb', await startXvfb(tracker, screen, undefined, cookie));
     procs.xvfb = x.proc;
     const sshdAt = sshdFiles(p, r.user, isolation);
     writeFileSync(sshdAt.config, sshdConfig({
@@ -145,12 +168,8 @@ export async function bootDesktop(
     for (const s of [session, vnc, sshd]) if (s.status === 'rejected') throw s.reason;
     return { display: x.display, socket: x.socket, cookie, procs };
   } catch (e) {
-    await powerOff({ ...down, procs: [...Object.values(procs), ...(holder ? [holder.proc] : [])] });
+    await powerOff({ ...down, procs: Object.values(procs) });
     throw e;
-  } finally {
-    // Every process that needed to join the namespace has; the VM's processes keep it from here on.
-    holder?.proc.kill();
-    await holder?.proc.exited;
   }
 }
 
@@ -170,13 +189,6 @@ function sshdFiles(p: VmPaths, user: string, isolation: VmIsolation | undefined)
 }
 
 export const sshdRunDir = (globalDir: string, user: string) => join(globalDir, 'sshd', user);
-
-/** An empty XDG_RUNTIME_DIR owned by the VM user (session bus, accessibility bus, cookie). */
-function freshRuntimeDir(dir: string, uid: number, gid: number): void {
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chownSync(dir, uid, gid);
-}
 
 export interface PowerOffTarget {
   cgroup: VmCgroup | undefined;
@@ -203,7 +215,8 @@ export async function powerOff(t: PowerOffTarget, meanwhile?: () => Promise<void
   await Promise.all(t.procs.map((p) => p.exited));
   // Also what a SIGKILLed Xvfb leaves (its lock and socket in /tmp): another user's Xvfb could not reuse the number.
   removeUserTempFiles(t.uid);
-  for (const dir of [t.runtimeDir, t.xTmpDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+  if (t.runtimeDir) await unmountRuntimeDir(t.runtimeDir);
+  if (t.xTmpDir) await removeTenantTree(t.xTmpDir);
   const iso = t.isolation;
   if (iso) rmSync(sshdRunDir(iso.globalDir, iso.user), { recursive: true, force: true });
   const namespaces = iso && removeVmNetwork(iso.link);

@@ -13,6 +13,7 @@ import { LinuxGuest } from './guest.ts';
 import { createLinuxDriver, type LinuxDriver, type LinuxHost } from './index.ts';
 import { generateSshKey } from './sshd.ts';
 import { vmRuntime } from './vm-runtime.ts';
+import { KILL_OWN_CONNECTION } from '../../test/support/hostile-probes.ts';
 import { waitFor } from '../../test/support/wait.ts';
 
 let dataDir: string;
@@ -135,8 +136,10 @@ describe('a guest whose VM goes away', () => {
     const failed = failure(paused);
     await new Promise((r) => paused.once('readable', r));
     expect(paused.read()).not.toBeNull();
-    // The shell's parent is the sshd process of this very connection.
-    await expect(guest.exec('kill -9 $PPID; sleep 5')).rejects.toMatchObject({ code: 'unreachable' });
+    // The sshd process of this very connection.
+    await expect(guest.exec(`${KILL_OWN_CONNECTION}; sleep 5`)).rejects.toMatchObject({
+      code: 'unreachable',
+    });
     const err = await within('the paused download', failed);
     expect(err).toBeInstanceOf(DriverError);
     expect(err).toMatchObject({ code: 'unreachable' });

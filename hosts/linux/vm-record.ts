@@ -32,6 +32,11 @@ export interface VmRecord {
   /** Absent in records of drivers whose VMs' X servers kept their socket in the machine's /tmp/.X11-unix. */
   xSocket?: string;
   pids?: Record<string, number>;
+  /**
+   * While running: the X display's cookie (hex). The driver keeps it here, in its root-only dir, and
+   * never reads the VM's own copy back (that file is in a dir the VM writes to).
+   */
+  xCookie?: string;
   createdAt: string;
 }
 
@@ -89,7 +94,7 @@ export function xSocketOf(r: VmRecord): string | undefined {
 
 /** `r` once its VM is powered off: nothing of the last run (display, socket, PIDs) is kept. */
 export function stoppedRecord(r: VmRecord): VmRecord {
-  const { display: _d, xSocket: _s, pids: _p, ...rest } = r;
+  const { display: _d, xSocket: _s, pids: _p, xCookie: _c, ...rest } = r;
   return { ...rest, state: 'stopped' };
 }
 

@@ -1,5 +1,6 @@
 // What the lifecycle half of the linux driver hands the guest half for one running VM: everything
 // the guest needs to reach the VM's desktop, SSH and files, with no knowledge of how it was built.
+import type { VmNamespaces } from './ns-enter.ts';
 import { xSocketOf, type VmPaths, type VmRecord } from './vm-record.ts';
 
 /** A running linux VM as seen by the guest half (`new LinuxGuest(vm)`). */
@@ -16,8 +17,10 @@ export interface LinuxVmRuntime {
   display: string;
   /** The X server's socket file, where the driver connects (display.ts). */
   xSocket: string;
-  /** Path of the display's cookie file (readable by root and the VM user). */
+  /** Path of the VM's copy of the display's cookie (its runtime dir: the VM's to change, never read here). */
   xauthority: string;
+  /** The display's cookie, as the driver made it (the VM's copy is not read back). */
+  xCookie: Buffer;
   vnc: { host: string; port: number; password: string };
   /**
    * PEM/OpenSSH private key that logs in as `username`, and the VM's sshd host public key (an OpenSSH
@@ -33,10 +36,10 @@ export interface LinuxVmRuntime {
   /** The VM's cgroup (for placing guest-started processes under its limits), when cgroups are in use. */
   cgroupPath?: string;
   /**
-   * With the VM's namespaces: a root process of the VM inside all of them (its sshd), which helpers
-   * reading VM data join (`nsenter --target`), and where the VM's /tmp is on the machine.
+   * With the VM's namespaces: what helpers that work inside the VM join (`nsenter`, ns-enter.ts), and
+   * where the VM's /tmp is on the machine.
    */
-  namespaces?: { pid: number; tmpDir: string };
+  namespaces?: VmNamespaces & { tmpDir: string };
   /** Records activity (for lastActivity). */
   touch(): void;
   lastActivity(): Date | undefined;
@@ -61,6 +64,7 @@ export function vmRuntime(
     display: r.display ?? '',
     xSocket: xSocketOf(r) ?? '',
     xauthority: paths.xauthority,
+    xCookie: Buffer.from(r.xCookie ?? '', 'hex'),
     vnc: { host: r.ip, port: r.vncPort, password: r.vncPassword },
     ssh: {
       host: r.ip,

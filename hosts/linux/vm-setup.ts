@@ -79,7 +79,7 @@ export async function provisionVm(
   // Whatever a crashed predecessor on this slot left: processes, mounts.
   await sweepSlot(ctx, { ...claim, mounts: [home] });
   const paths = vmPaths(ctx.hostDir, ctx.globalDir, { name: spec.name, slot: claim.slot, uid: u.uid });
-  claim = ctx.slots.update({ ...claim, mounts: [home, paths.disk] });
+  claim = ctx.slots.update({ ...claim, mounts: [home, paths.disk, paths.runtimeDir] });
   try {
     cgroup.create();
     cgroup.setLimits({ cpu: spec.cpu, memoryGiB: spec.memoryGiB, pidsMax: ctx.pidsMax });

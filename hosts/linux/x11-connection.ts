@@ -5,7 +5,7 @@ import { createConnection, type Socket } from 'node:net';
 import x11, { type X11Client, type X11Display } from 'x11';
 import fdpass from 'x11/lib/fdpass.js';
 import { DriverError } from '../driver.ts';
-import { readCookie, type X11Cookie } from './x11-auth.ts';
+import type { X11Cookie } from './x11-auth.ts';
 import { ShmProvider } from './x11-shm.ts';
 
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -190,20 +190,22 @@ export class X11Connection {
 }
 
 /**
- * The connection of one VM, opened on first use and re-opened after it drops (Xvfb restarted for a
- * fresh clone gets a new cookie, so the cookie is read again on every open).
+ * The connection of one VM, opened on first use and re-opened after it drops. The cookie is the one
+ * the driver made for this run of the display (a restarted Xvfb belongs to a new run, with a new
+ * LinuxGuest): it is never read from a file, since the VM's copy sits in a dir the VM writes to (a
+ * FIFO there held a thread of the server's pool forever, a link made root read any file).
  */
 export class X11Link {
   readonly #display: string;
   readonly #socket: string;
-  readonly #xauthority: string;
+  readonly #cookie: X11Cookie;
   #current: Promise<X11Connection> | undefined;
 
-  /** `display` (e.g. `:0`) is the server's name in messages and in the cookie file; `socket` is where it listens. */
-  constructor(display: string, socket: string, xauthority: string) {
+  /** `display` (e.g. `:0`) is the server's name in messages; `socket` is where it listens. */
+  constructor(display: string, socket: string, cookie: Buffer) {
     this.#display = display;
     this.#socket = socket;
-    this.#xauthority = xauthority;
+    this.#cookie = { name: 'MIT-MAGIC-COOKIE-1', data: cookie.toString('latin1') };
   }
 
   async get(): Promise<X11Connection> {
@@ -218,9 +220,7 @@ export class X11Link {
   }
 
   #open(): Promise<X11Connection> {
-    const opening = readCookie(this.#xauthority, this.#display).then((cookie) =>
-      X11Connection.open(this.#display, this.#socket, cookie),
-    );
+    const opening = X11Connection.open(this.#display, this.#socket, this.#cookie);
     // Concurrent callers share one attempt; a failed attempt is retried by the next call.
     this.#current = opening;
     return opening;

@@ -2,6 +2,7 @@
 // replaced when the Mini's address, model, driver or credentials change.
 import type { DriverKind, Mini } from '../../crds/index.ts';
 import { DriverError, type Driver, type Host } from '../../hosts/driver.ts';
+import { withDeadlines } from '../../hosts/guest-deadlines.ts';
 
 export type Drivers = Partial<Record<DriverKind, Driver>>;
 
@@ -22,7 +23,9 @@ export class HostRegistry {
     if (cached && cached.fingerprint === fingerprint) return cached.host;
     const d = this.#drivers[driver];
     if (!d) throw new DriverError('invalid_argument', `no ${driver} driver is configured for Mini ${name}`);
-    const host = d.host({ name, address, model, ...(credentialsRef !== undefined && { credentialsRef }) });
+    const host = boundedGuests(
+      d.host({ name, address, model, ...(credentialsRef !== undefined && { credentialsRef }) }),
+    );
     this.#hosts.set(name, { fingerprint, host });
     return host;
   }
@@ -34,6 +37,17 @@ export class HostRegistry {
   hasDriver(kind: DriverKind): boolean {
     return this.#drivers[kind] !== undefined;
   }
+}
+
+/** `host` whose guests bound every call (hosts/guest-deadlines.ts): replays and the reaper wait on tenants. */
+function boundedGuests(host: Host): Host {
+  return new Proxy(host, {
+    get(target, prop, receiver) {
+      if (prop === 'guest') return (vm: string) => withDeadlines(target.guest(vm));
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 /** True when an error means the host did not answer (mark it down rather than fail the work). */

@@ -1,7 +1,8 @@
 // The replay reconciler: boots a fresh sandbox in the replay's reservation (a Sandbox the Replay
-// owns, so deleting the Replay deletes it), runs the task's setup script over the guest's exec,
-// re-executes the recorded actions in order, runs the grader (exit 0 → reward 1, else 0), reports
-// `completed` (or `failed` with a message) and deletes its sandbox.
+// owns, so deleting the Replay deletes it), runs the task's setup (its script, then its steps:
+// operator/evaluation/steps.ts), re-executes the recorded actions in order, runs the grader
+// (operator/evaluation/graders.ts; a script: exit 0 → reward 1, else 0), reports `completed` (or
+// `failed` with a message) and deletes its sandbox.
 //
 // Progress lives in the Replay's status, so a restart resumes rather than starts over:
 // `sandbox` is named before the Sandbox is written (never two sandboxes for one replay),
@@ -13,12 +14,22 @@ import { DriverError, type Guest } from '../../hosts/driver.ts';
 import { isStoreError } from '../../store/store.ts';
 import type { OperatorContext } from '../context.ts';
 import type { ReconcileFn } from '../runtime/index.ts';
+import { openAccountBlob } from '../evaluation/blob-source.ts';
+import { runGrader } from '../evaluation/graders.ts';
+import { runSetup, type EvaluationEnv } from '../evaluation/steps.ts';
+import {
+  TASK_GRADER_TIMEOUT_S,
+  TASK_SETUP_TIMEOUT_S,
+  gradeText,
+  setupFailureText,
+  taskGrader,
+  taskSetupSteps,
+} from '../evaluation/task-evaluation.ts';
+import { EvaluationInputError, checkSetupSteps, checkTaskGrader } from '../evaluation/validate.ts';
 import { StepError, performStep } from './actions.ts';
 
 /** The same label the API puts on sandboxes (their reservation), so listings filter alike. */
 const RESERVATION_LABEL = 'sandbay.io/reservation';
-export const SETUP_TIMEOUT_MS = 10 * 60 * 1000;
-export const GRADER_TIMEOUT_MS = 10 * 60 * 1000;
 
 type ReplayStatus = NonNullable<Replay['status']>;
 
@@ -66,14 +77,24 @@ async function run(ctx: OperatorContext, replay: Replay, task: Task, guest: Gues
   const key = `${replay.metadata.namespace}/${replay.metadata.name}`;
   let current = replay;
   if (current.status?.phase !== 'running') current = await writeStatus(ctx, current, { phase: 'running' });
+  const env: EvaluationEnv = {
+    guest,
+    openBlob: (id) => openAccountBlob(ctx.store, ctx.blobs, replay.metadata.namespace!, id),
+    fetch: ctx.settings.setupFetch,
+  };
+  try {
+    // A task written past the API (kubectl, apply) is checked here: a bad step fails the replay
+    // before anything runs, naming it.
+    checkSetupSteps(task.spec.setup ?? []);
+    if (task.spec.grader !== undefined) checkTaskGrader(task.spec.grader);
+  } catch (err) {
+    if (err instanceof EvaluationInputError) return fail(ctx, current, err.message);
+    throw err;
+  }
   try {
     if (current.status?.stepsDone === undefined) {
-      const setup = task.spec.setupScript;
-      if (setup !== undefined && setup.trim() !== '') {
-        const result = await guest.exec(setup, { timeoutMs: SETUP_TIMEOUT_MS });
-        if (result.return_code !== 0)
-          return await fail(ctx, current, `setup script ${exitText(result)}${tail(result.stderr)}`);
-      }
+      const setup = await runSetup(env, taskSetupSteps(task), TASK_SETUP_TIMEOUT_S);
+      if (setup.status === 'failed') return await fail(ctx, current, setupFailureText(task, setup));
       current = await writeStatus(ctx, current, { stepsDone: 0 });
     }
     const steps = [...(task.status?.steps ?? [])].sort((a, b) => a.index - b.index);
@@ -93,10 +114,12 @@ async function run(ctx: OperatorContext, replay: Replay, task: Task, guest: Gues
     }
     const outcome: ReplayStatus = { phase: 'completed' };
     let message = `replayed ${steps.length} step${steps.length === 1 ? '' : 's'}`;
-    if (task.spec.grader !== undefined) {
-      const result = await guest.exec(task.spec.grader, { timeoutMs: GRADER_TIMEOUT_MS });
-      outcome.reward = result.return_code === 0 ? 1 : 0;
-      message += `; grader ${exitText(result)}`;
+    const grader = taskGrader(task);
+    if (grader !== undefined) {
+      const grade = await runGrader(env, grader, TASK_GRADER_TIMEOUT_S);
+      outcome.reward = grade.reward;
+      outcome.grade = grade;
+      message += `; ${gradeText(task, grade)}`;
     }
     current = await writeStatus(ctx, current, { ...outcome, message });
     ctx.logger.info({ replay: key, reward: outcome.reward }, 'replay completed');
@@ -178,15 +201,4 @@ async function fail(ctx: OperatorContext, replay: Replay, message: string): Prom
   );
   const failed = await writeStatus(ctx, replay, { phase: 'failed', message });
   await deleteSandbox(ctx, failed);
-}
-
-function exitText(result: { return_code: number; timed_out: boolean }): string {
-  return result.timed_out ? 'timed out' : `exited with ${result.return_code}`;
-}
-
-/** The end of a script's stderr, for the failure message (bounded). */
-function tail(stderr: string): string {
-  const text = stderr.trim();
-  if (text === '') return '';
-  return `: ${text.length > 500 ? `…${text.slice(-500)}` : text}`;
 }

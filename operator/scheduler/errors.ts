@@ -19,6 +19,11 @@ export const SCHEDULE_ERRORS = {
   sandbox_limit_reached: { status: 409, summary: 'every Mac already runs its maximum of sandboxes' },
   /** 503 (spec): it would fit, but no VM is free right now (cloning, stopped for a resize, host down). */
   no_warm_vm: { status: 503, summary: 'no warm VM is available right now; retry shortly' },
+  /** 422: the request is pinned (`host`) to a Mac that is not one of those it may run on. */
+  host_not_reserved: {
+    status: 422,
+    summary: "host names none of the Macs of the caller's reservation (by Mini name or IP)",
+  },
   /** 409 (spec): the Macs lack the snapshot's base image, or its disk size differs. */
   snapshot_base_unavailable: {
     status: 409,

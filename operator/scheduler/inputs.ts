@@ -14,12 +14,15 @@ import {
 import { schedule } from './schedule.ts';
 import type { MiniView, SandboxUse, ScheduleRequest, ScheduleResult } from './types.ts';
 
-/** The scheduler's request for a sandbox's size (fields it omits: the scheduler's defaults). */
-export function scheduleRequest(spec: Pick<SandboxSpec, 'cpu' | 'memoryGiB' | 'diskGiB'>): ScheduleRequest {
+/** The scheduler's request for a sandbox's size and pin (fields it omits: the scheduler's defaults). */
+export function scheduleRequest(
+  spec: Pick<SandboxSpec, 'cpu' | 'memoryGiB' | 'diskGiB' | 'host'>,
+): ScheduleRequest {
   return {
     ...(spec.cpu !== undefined && { cpu: spec.cpu }),
     ...(spec.memoryGiB !== undefined && { memoryGiB: spec.memoryGiB }),
     ...(spec.diskGiB !== undefined && { diskGiB: spec.diskGiB }),
+    ...(spec.host !== undefined && { host: spec.host }),
   };
 }
 
@@ -82,6 +85,7 @@ export function miniView(mini: Mini): MiniView {
     warmProfile: mini.status?.warmProfile ?? warmProfile(mini.spec.model, layout),
     images: mini.status?.images ?? [],
     down: mini.status?.phase === 'down',
+    address: mini.spec.address,
   };
 }
 

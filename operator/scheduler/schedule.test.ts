@@ -328,3 +328,44 @@ describe('choosing', () => {
     });
   });
 });
+
+describe('a pin (the create’s host)', () => {
+  const at = (m: ReturnType<typeof mac>, address: string) => ({ ...m, address });
+
+  it('places the sandbox on the pinned Mac, by Mini name or by address, against the usual preference', () => {
+    const fleet = fleetOf(at(mac('a'), '10.0.0.1'), at(mac('b'), '10.0.0.2'));
+    // Without a pin the tie breaks to `a`; pinned, `b` takes it.
+    expect(chosen(schedule(fleet.input({}))).mini).toBe('a');
+    expect(create(fleet, { host: 'b' }, 'x')).toMatchObject({ mini: 'b', boot: 'warm' });
+    expect(create(fleet, { host: '10.0.0.2' }, 'y')).toMatchObject({ mini: 'b', boot: 'warm' });
+  });
+
+  it('host_not_reserved: a pin naming none of the Macs, with the Macs it may name', () => {
+    const fleet = fleetOf(at(mac('a'), '10.0.0.1'));
+    const refused = schedule(fleet.input({ host: 'mm009' }));
+    expect(refused).toMatchObject({ error: 'host_not_reserved' });
+    expect((refused as { message: string }).message).toContain('body/host: "mm009"');
+    expect((refused as { message: string }).message).toContain('a (10.0.0.1)');
+  });
+
+  it('the pinned Mac’s own refusal, even when another Mac has room', () => {
+    const fleet = fleetOf(mac('a'), mac('b'));
+    create(fleet, { host: 'a' }, 'x');
+    create(fleet, { host: 'a' }, 'y');
+    expect(schedule(fleet.input({ host: 'a' }))).toMatchObject({ error: 'sandbox_limit_reached' });
+    expect(create(fleet, {}, 'z')).toMatchObject({ mini: 'b' });
+  });
+
+  it('a pinned restore needs the base image on that Mac', () => {
+    const bare = mac('b', 'm4', 'split', {
+      images: [],
+      profile: [{ cpu: 5, memoryGiB: 8, image: 'other', diskGiB: 64 }],
+    });
+    const fleet = fleetOf(mac('a'), bare);
+    const snapshot = { baseImage: IMAGES.split.name, diskGiB: IMAGES.split.diskGiB };
+    expect(schedule(fleet.input({ host: 'b', snapshot }))).toMatchObject({
+      error: 'snapshot_base_unavailable',
+    });
+    expect(create(fleet, { host: 'a', snapshot }, 'x')).toMatchObject({ mini: 'a', boot: 'cold' });
+  });
+});

@@ -9,6 +9,7 @@
 //   VM, or a restore boots cold (`candidateOn`);
 // - per Mac at most 2 sandboxes (1 whole); together they may use all its cores and memory (`verdictOn`);
 // - warm VMs that would no longer fit are stopped aside first (`stopAside`);
+// - a pin (`host`) leaves only that Mac to choose from (`pinnedMacs`);
 // - refusals are ranked so the caller hears the most hopeful reason (`ERROR_RANK`).
 import {
   MIN_CPU,
@@ -69,8 +70,10 @@ export function schedule(input: ScheduleInput): ScheduleResult {
   if (input.minis.length === 0) {
     return failure('no_warm_vm', 'the reservation has no Macs bound yet; retry shortly');
   }
-  const eligible = request.snapshot ? macsWithBase(input.minis, request.snapshot) : input.minis;
-  if (eligible.length === 0) return baseUnavailable(input.minis, request.snapshot!);
+  const macs = request.host === undefined ? input.minis : pinnedMacs(input.minis, request.host);
+  if (macs.length === 0) return pinRefused(input.minis, request.host!);
+  const eligible = request.snapshot ? macsWithBase(macs, request.snapshot) : macs;
+  if (eligible.length === 0) return baseUnavailable(macs, request.snapshot!);
 
   const verdicts = eligible
     .filter(
@@ -122,6 +125,24 @@ function validateRequest(request: ScheduleRequest, minis: MiniView[]): ScheduleF
   return failure(
     'invalid_disk_size',
     `disk_gib must equal ${what}'s disk size (${allowed.join(' or ')} GiB); disks are not resized at create; got ${diskGiB}`,
+  );
+}
+
+// ---- a pin (the create's `host`): one Mac, by Mini name or address ----
+
+function pinnedMacs(minis: MiniView[], host: string): MiniView[] {
+  return minis.filter((m) => m.name === host || m.address === host);
+}
+
+/** How many of the caller's Macs a refused pin lists (a reservation may hold hundreds). */
+const PIN_LISTED = 5;
+
+function pinRefused(minis: MiniView[], host: string): ScheduleFailure {
+  const named = minis.slice(0, PIN_LISTED).map((m) => (m.address ? `${m.name} (${m.address})` : m.name));
+  const more = minis.length > PIN_LISTED ? ` and ${minis.length - PIN_LISTED} more` : '';
+  return failure(
+    'host_not_reserved',
+    `body/host: ${JSON.stringify(host)} is not one of the Macs this sandbox may run on: ${named.join(', ')}${more}; pin one of them by Mini name or IP, or omit host`,
   );
 }
 

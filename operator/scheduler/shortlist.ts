@@ -30,11 +30,13 @@ export function scheduleShortlisted(
   run: (names: readonly string[]) => ScheduleResult,
   mode: ShortlistMode = 'ranked',
 ): ScheduleResult {
-  const short = request.snapshot
-    ? []
-    : mode === 'first'
-      ? firstWithFreeWarm(names, vmsOf, request)
-      : shortlist(names, vmsOf, request);
+  // A restore boots cold anyway; a pinned request has one Mac to look at.
+  const short =
+    request.snapshot || request.host !== undefined
+      ? []
+      : mode === 'first'
+        ? firstWithFreeWarm(names, vmsOf, request)
+        : shortlist(names, vmsOf, request);
   if (short.length > 0 && short.length < names.length) {
     const choice = run(short);
     if (!('error' in choice) && choice.boot === 'warm') return choice;

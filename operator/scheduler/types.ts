@@ -20,6 +20,8 @@ export interface MiniView {
   images: { name: string; diskGiB: number }[];
   /** Host unreachable: none of its VMs is chosen, nothing is planned on it. */
   down: boolean;
+  /** The Mac's address (`Mini.spec.address`): a request pinned by IP names it. */
+  address?: string;
 }
 
 /** A sandbox placed on a Mac (claimed a VM), with the size it actually got. */
@@ -40,6 +42,11 @@ export interface ScheduleRequest {
   diskGiB?: number;
   /** Restore: the base image recorded in the snapshot, and its disk size. */
   snapshot?: { baseImage: string; diskGiB: number };
+  /**
+   * A pin (the create's `host`): only this Mac, named by its Mini name or its address, may take
+   * the sandbox; a pin that names none of the Macs given is `host_not_reserved`.
+   */
+  host?: string;
 }
 
 export interface ScheduleInput {

@@ -5,7 +5,15 @@
 // with route lookups (`ip route get` sends nothing) and with listeners this test opens itself; no
 // packet goes to an address outside the VMs' own links. Power-off removes each namespace, link and
 // mount, which the last test checks on the machine.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statfsSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +24,7 @@ import { run } from '../../hosts/linux/runner.ts';
 import { vmLink } from '../../hosts/linux/vm-network.ts';
 import { mountNsOf } from '../../hosts/linux/vm-mount-ns.ts';
 import { holdNamespace } from '../support/namespace-hold.ts';
+import { nsPids } from '../support/pid-namespaces.ts';
 import { waitFor } from '../support/wait.ts';
 
 const IMAGE = 'base-macos-26';
@@ -187,17 +196,21 @@ it("reaches no other VM's X server, while its own desktop answers through its na
   expect(withBCookie).toBe('b-cookie-refused');
 });
 
-it('keeps /tmp, /var/tmp and /dev/shm private to each VM, on its own disk, and nothing (files, message queues) past a reboot', async () => {
+it('keeps /tmp, /var/tmp, /run/lock and /dev/shm private to each VM, on its own disk, and nothing (files, message queues) past a reboot', async () => {
   const a = host.describe('a');
   const mark = `escape-${Date.now()}`;
-  const w = await sh('a', `for d in /tmp /var/tmp /dev/shm; do echo secret > $d/${mark}; done; echo ok`);
+  const w = await sh(
+    'a',
+    `for d in /tmp /var/tmp /run/lock /dev/shm; do echo secret > $d/${mark}; done; echo ok`,
+  );
   expect(w.stdout.trim()).toBe('ok');
   const seen = await sh(
     'b',
-    `ls /tmp/${mark} /var/tmp/${mark} /dev/shm/${mark} 2>&1 | grep -c 'No such file'`,
+    `ls /tmp/${mark} /var/tmp/${mark} /run/lock/${mark} /dev/shm/${mark} 2>&1 | grep -c 'No such file'`,
   );
-  expect(seen.stdout.trim()).toBe('3');
-  for (const d of ['/tmp', '/var/tmp', '/dev/shm']) expect(existsSync(join(d, mark))).toBe(false);
+  expect(seen.stdout.trim()).toBe('4');
+  for (const d of ['/tmp', '/var/tmp', '/run/lock', '/dev/shm'])
+    expect(existsSync(join(d, mark))).toBe(false);
   // On the VM's bounded disk, where the host sees it.
   expect(readFileSync(join(a.paths.disk, 'tmp', mark), 'utf8')).toBe('secret\n');
   // A POSIX message queue outlives its creator, as files do: the next boot (the same user) finds none.
@@ -211,6 +224,28 @@ it('keeps /tmp, /var/tmp and /dev/shm private to each VM, on its own disk, and n
   const after = await sh('a', `ls -A /tmp /var/tmp /dev/shm | grep -c ${mark} || true`);
   expect(after.stdout.trim()).toBe('0');
   expect((await sh('a', mq('os.O_RDWR'))).stdout.trim()).toBe('No such file or directory');
+});
+
+it("cannot fill the machine's disks: its runtime dir is a bounded tmpfs of its own, charged to it", async () => {
+  const a = host.describe('a');
+  const runtime = a.paths.runtimeDir;
+  // From the machine: a tmpfs owned by the VM user, sized at a tenth of the VM's memory.
+  const mount = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .find((l) => l.split(' ')[4] === runtime);
+  expect(mount).toMatch(/ - tmpfs sandbay-run /);
+  const df = await sh('a', 'df -k --output=fstype,size "$XDG_RUNTIME_DIR" | tail -1');
+  const [fstype, sizeKiB] = df.stdout.trim().split(/\s+/);
+  expect(fstype).toBe('tmpfs');
+  expect(Number(sizeKiB)).toBe(Math.floor((a.record.memoryGiB * 1024) / 10) * 1024);
+  // Writing past it fails in the VM (ENOSPC), and the machine's root disk is where it was.
+  const before = statfsSync('/').bfree;
+  const fill = await sh(
+    'a',
+    '{ head -c 2G /dev/zero > "$XDG_RUNTIME_DIR/fill"; } 2>&1; echo "$?"; rm -f "$XDG_RUNTIME_DIR/fill"',
+  );
+  expect(fill.stdout).toMatch(/No space left on device\n1\n$/);
+  expect(Math.abs(statfsSync('/').bfree - before) * statfsSync('/').bsize).toBeLessThan(256 * 1024 * 1024);
 });
 
 it("keeps each VM's SysV shared memory and message queues and its POSIX queues out of every other VM's sight", async () => {
@@ -255,6 +290,46 @@ it("keeps each VM's SysV shared memory and message queues and its POSIX queues o
     .map((line) => line.trim().split(/\s+/))
     .filter((f) => f[2] === a.record.user && Number(f[5]) >= 2);
   expect(shared.length).toBeGreaterThan(0);
+});
+
+it("sees only its own processes: not the other VM's, not the machine's, not its own X server", async () => {
+  const [a, b] = [host.describe('a'), host.describe('b')];
+  const list = await sh('a', 'ps -e -o pid=,user=,comm=');
+  const rows = list.stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/));
+  const users = new Set(rows.map((r) => r[1]));
+  // Its own user's desktop and root's parts of the VM (PID 1, its sshd): nobody else's.
+  expect([...users].sort()).toEqual([a.record.user, 'root'].sort());
+  const programs = rows.map((r) => r[2]);
+  expect(programs).toEqual(expect.arrayContaining(['tini', 'sshd', 'xfce4-session', 'x11vnc']));
+  expect(programs).not.toContain('Xvfb');
+  // PID 1 is the VM's own init; /proc holds its processes only.
+  expect(rows.find((r) => r[0] === '1')?.[2]).toBe('tini');
+  // The machine's PIDs of the other VM's processes and of its own X server name nothing in it: no
+  // such process to signal or to trace (by PID: a number that happens to be one of its own is not checked).
+  const ownPids = new Set(rows.map((r) => Number(r[0])));
+  const foreign = [b.procs.sshd!, b.procs.session!, b.procs.xvfb!, a.procs.xvfb!, process.pid].filter(
+    (pid) => !ownPids.has(pid),
+  );
+  expect(foreign.length).toBeGreaterThan(0);
+  const probe = await sh(
+    'a',
+    foreign
+      .map(
+        (pid) =>
+          `kill -0 ${pid} 2>/dev/null && echo "${pid} reachable"; [ -e /proc/${pid} ] && echo "${pid} in /proc"`,
+      )
+      .join('\n') + '\ntrue',
+  );
+  expect(probe.stdout).toBe('');
+  // Seen from the machine: the VM's processes are in a PID namespace of their own, one per VM.
+  expect(nsPids(a.procs.sshd!)).toHaveLength(2);
+  const pidNs = (pid: number) => readlinkSync(`/proc/${pid}/ns/pid`);
+  expect(pidNs(a.procs.sshd!)).not.toBe(pidNs(b.procs.sshd!));
+  expect(pidNs(a.procs.session!)).toBe(pidNs(a.procs.sshd!));
+  expect(pidNs(a.procs.xvfb!)).toBe(pidNs(process.pid));
 });
 
 it('leaves no namespace, link or mount of a VM after power-off', async () => {

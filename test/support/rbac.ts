@@ -31,6 +31,8 @@ export const NOT_EXERCISED: Record<string, string> = {
   'operator * sandbay.io/snapshots*': 'the snapshot reconciler (operator/snapshot)',
   'operator * sandbay.io/replays*': 'the replay reconciler (operator/replay)',
   'operator * sandbay.io/tasks*': 'the replay reconciler writes task results (operator/replay)',
+  'operator get sandbay.io/blobs':
+    'a setup step or replay that downloads an uploaded blob (operator/evaluation/blob-source.ts)',
   'operator create sandbay.io/sandboxes': 'a replay runs in a fresh sandbox (operator/replay)',
   'operator delete sandbay.io/sandboxes':
     'reservation expiry and the idle reaper (operator/reservation, operator/sandbox)',

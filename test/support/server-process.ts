@@ -1,7 +1,9 @@
 // `sandbay server` as its own process (plain Node 24, as `npm start` runs it) on the linux driver,
 // on ports the system picks, for tests that use it as a user would; and its stop, which also throws
 // away the VMs it leaves (a stopped server keeps their disks for its next start).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLinuxDriver } from '../../hosts/linux/index.ts';
 
@@ -15,10 +17,14 @@ export interface ServerProcess {
 }
 
 /** Starts the server; resolves once it logs that it is serving (its stdout is a pipe: JSON lines). */
-export function startServerProcess(dataDir: string, timeoutMs = 60_000): Promise<ServerProcess> {
+export function startServerProcess(
+  dataDir: string,
+  timeoutMs = 60_000,
+  hostDriver: 'linux' | 'sim' = 'linux',
+): Promise<ServerProcess> {
   const child = spawn(
     process.execPath,
-    [BIN, 'server', '--data-dir', dataDir, '--port', '0', '--admin-port', '0', '--host-driver', 'linux'],
+    [BIN, 'server', '--data-dir', dataDir, '--port', '0', '--admin-port', '0', '--host-driver', hostDriver],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   return new Promise((resolve, reject) => {
@@ -53,8 +59,52 @@ export async function stopServerProcess(s: ServerProcess): Promise<void> {
     s.child.kill('SIGTERM');
     await exited;
   }
+  // Every linux Mac it ran (its own `local` and any applied through the admin API).
+  const hostsDir = join(s.dataDir, 'linux', 'hosts');
+  const names = existsSync(hostsDir) ? readdirSync(hostsDir) : [];
   const driver = createLinuxDriver({ dataDir: join(s.dataDir, 'linux'), discardOnClose: true });
-  const host = driver.host({ name: 'local', address: '127.0.0.1', model: 'm4' });
-  for (const vm of await host.listVms()) await host.deleteVm(vm.name);
+  for (const name of names) {
+    const host = driver.host({ name, address: '127.0.0.1', model: 'm4' });
+    for (const vm of await host.listVms()) await host.deleteVm(vm.name);
+  }
   await driver.close();
+}
+
+/** The admin key the server wrote at its first start. */
+export async function adminKeyOf(s: ServerProcess): Promise<string> {
+  return (await readFile(join(s.dataDir, 'admin.key'), 'utf8')).trim();
+}
+
+/** Registers a Mac through the admin listener's Kubernetes API, as an operator's `kubectl apply` does. */
+export async function applyMini(
+  s: ServerProcess,
+  name: string,
+  spec: { address: string; model: string; driver: string },
+): Promise<void> {
+  const res = await fetch(`${s.adminUrl}/apis/sandbay.io/v1alpha1/minis`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await adminKeyOf(s)}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      apiVersion: 'sandbay.io/v1alpha1',
+      kind: 'Mini',
+      metadata: { name },
+      spec: { ...spec, schedulable: true },
+    }),
+  });
+  if (res.status !== 201) throw new Error(`mini ${name}: ${res.status} ${await res.text()}`);
+}
+
+/** Creates an account with `sandbay accounts create` (the CLI, as an operator does); its API key. */
+export async function createAccountKey(s: ServerProcess, name: string, creditCents: number): Promise<string> {
+  const out = execFileSync(
+    process.execPath,
+    [BIN, 'accounts', 'create', name, '--credit-cents', String(creditCents)],
+    {
+      env: { ...process.env, SANDBAY_URL: s.adminUrl, SANDBAY_ADMIN_KEY: await adminKeyOf(s) },
+      encoding: 'utf8',
+    },
+  );
+  const key = /api key:\s+(\S+)/.exec(out)?.[1];
+  if (!key) throw new Error(`accounts create printed no key:\n${out}`);
+  return key;
 }

@@ -24,6 +24,11 @@ export const listenerFlags = {
     default: 1024,
     min: 0,
   }),
+  'setup-fetch-allow': Flags.string({
+    description:
+      'a CIDR that `download` setup steps may fetch from although it is not public (repeatable; docs/evaluation.md)',
+    multiple: true,
+  }),
 };
 
 export function listenerOptions(flags: {
@@ -34,6 +39,7 @@ export function listenerOptions(flags: {
   host: string;
   'admin-host': string;
   'min-free-mib': number;
+  'setup-fetch-allow'?: string[] | undefined;
 }) {
   return {
     port: flags.port,
@@ -43,5 +49,6 @@ export function listenerOptions(flags: {
     adminHost: flags['admin-host'],
     minFreeBytes: flags['min-free-mib'] * 1024 * 1024,
     ...(flags['audit-log'] !== undefined && { auditLog: flags['audit-log'] }),
+    ...(flags['setup-fetch-allow'] !== undefined && { setupFetchAllow: flags['setup-fetch-allow'] }),
   };
 }

@@ -105,10 +105,11 @@ class LiveSandbay(unittest.TestCase):
         wait_for_warm_vm(c)
 
     def test_02_create(self) -> None:
-        sb = self.client.create()
+        sb = self.client.create(host="127.0.0.1")
         type(self).sb = sb
         self.assertTrue(sb.ephemeral)
         self.assertEqual(sb.info()["state"], "running")
+        self.assertEqual((sb.info()["type"], sb.info()["host"]), ("macos", "local"))
         self.assertEqual(self.client.get(sb.id).id, sb.id)
         self.assertIn(sb.id, [s["sandbox_id"] for s in self.client.list()])
         with self.assertRaises(SandbayError) as missing:
@@ -168,10 +169,12 @@ class LiveSandbay(unittest.TestCase):
         sb.exec("(setsid xterm -T pytyper -e sh -c 'read line; echo \"$line\" > ~/pytyped.txt' >/dev/null 2>&1 &)")
 
         def typer() -> Optional[Dict[str, Any]]:
-            return next((w for w in sb.display.get_windows()["windows"] if w["name"] == "pytyper"), None)
+            return next((w for w in sb.display.get_windows() if w["name"] == "pytyper"), None)
 
         win = wait_for(typer, "the xterm window")
-        self.assertTrue(any(w["name"] == "pytyper" for w in sb.accessibility.get_tree()["windows"]))
+        tree = sb.accessibility.get_tree()
+        self.assertTrue(tree["available"])
+        self.assertTrue(any(w["name"] == "pytyper" for w in tree["tree"] or []))
         sb.mouse.click(win["x"] + win["width"] // 2, win["y"] + win["height"] // 2)
         wait_for(lambda: (typer() or {}).get("focused"), "the xterm focused")
         self.assertEqual(sb.keyboard.type("hello", delay=5), {"ok": True})
@@ -375,6 +378,54 @@ class LiveSandbay(unittest.TestCase):
         t.delete("pycollect")
         with self.assertRaises(SandbayError):
             t.get("pycollect")
+
+    def test_17a_setup_and_grade(self) -> None:
+        sb, c = self.sb, self.client
+        blob = c.upload_blob("py blob\n", filename="py.txt")
+        self.assertTrue(blob["blob_id"].startswith("sha256-"))
+        self.assertIn(blob["blob_id"], [b["blob_id"] for b in c.blobs()])
+        self.assertEqual(c.get_blob(blob["blob_id"])["filename"], "py.txt")
+        done = sb.setup(
+            [
+                {"type": "download", "blob": blob["blob_id"], "path": "pyblob.txt"},
+                {"type": "launch", "command": ["xterm", "-T", "pyeval", "-e", "sh"], "wait_for": {"name": "pyeval"}},
+                {"type": "command", "command": "cat ~/pyblob.txt", "expect": {"stdout_equals": "py blob"}},
+            ],
+            timeout=120,
+        )
+        self.assertEqual((done["status"], [s["status"] for s in done["steps"]]), ("completed", ["ok"] * 3))
+        failed = sb.setup([{"type": "command", "command": "exit 4"}, {"type": "sleep", "seconds": 1}])
+        self.assertEqual((failed["status"], failed["failed_step"]), ("failed", 0))
+        self.assertEqual(failed["message"], "step 0 (command) failed: exited with 4, expected 0")
+        with self.assertRaises(SandbayError) as bad:
+            sb.setup([{"type": "warp"}])
+        self.assertEqual((bad.exception.status, bad.exception.code), (400, "invalid_setup_step"))
+        graded = sb.grade(
+            {
+                "combine": "all",
+                "checks": [
+                    {"type": "window", "match": {"name": "pyeval"}},
+                    {"type": "file", "path": "pyblob.txt", "contains": "py blob"},
+                ],
+            }
+        )
+        self.assertEqual((graded["reward"], [x["passed"] for x in graded["checks"]]), (1, [True, True]))
+        self.assertEqual(sb.grade("test -f ~/nope")["reward"], 0)
+        if TASK:
+            # The seeded task: setup script `echo set > ~/setup.txt`, grader `test -f ~/setup.txt`.
+            self.assertEqual(sb.setup_task(TASK)["status"], "completed")
+            self.assertEqual(sb.grade_task(TASK)["reward"], 1)
+
+        async def run() -> None:
+            asb = await AsyncClient().get(sb.id)
+            self.assertEqual((await asb.grade("true"))["reward"], 1)
+            self.assertEqual((await asb.setup([{"type": "sleep", "seconds": 0}]))["status"], "completed")
+
+        asyncio.run(run())
+        c.delete_blob(blob["blob_id"])
+        with self.assertRaises(SandbayError) as gone:
+            c.get_blob(blob["blob_id"])
+        self.assertEqual((gone.exception.status, gone.exception.code), (404, "blob_not_found"))
 
     def test_18_context_manager_deletes_ephemeral(self) -> None:
         with self.sb as sb:

@@ -8,6 +8,7 @@ import { Tasks } from './tasks.ts';
 import type {
   Account,
   AccountKey,
+  Blob,
   Health,
   PlatformModel,
   Platforms,
@@ -59,6 +60,8 @@ export interface CreateOptions {
   pool?: boolean;
   /** With `pool`: the Mac model (default m4). */
   macModel?: 'm4' | 'm4-pro' | 'm5-pro';
+  /** Pins the sandbox to one Mac of the reservation: its Mini name or IP (422 `host_not_reserved` otherwise). */
+  host?: string;
   /** Default: a fresh key per call, so retries of this call never create twice. */
   idempotencyKey?: string;
 }
@@ -199,6 +202,7 @@ export class Client {
         ...(o.snapshot !== undefined && { snapshot: o.snapshot }),
         ...(o.pool !== undefined && { pool: o.pool }),
         ...(o.macModel !== undefined && { mac_model: o.macModel }),
+        ...(o.host !== undefined && { host: o.host }),
       },
       idempotencyKey: o.idempotencyKey ?? newIdempotencyKey(),
       timeoutMs: o.snapshot === undefined ? CREATE_TIMEOUT_MS : RESTORE_TIMEOUT_MS,
@@ -243,5 +247,28 @@ export class Client {
 
   deleteSnapshot(version: string): Promise<void> {
     return this.#t.none('DELETE', `/v1/snapshots/${encodeURIComponent(version)}`);
+  }
+
+  // ---- uploaded blobs (for `download` setup steps) ----
+
+  /** Uploads bytes (a string as UTF-8); the answer's `blob_id` is what a `download` step names. */
+  uploadBlob(data: Uint8Array | string, o: { filename?: string } = {}): Promise<Blob> {
+    return this.#t.json('POST', '/v1/blobs', {
+      query: { filename: o.filename },
+      body: typeof data === 'string' ? new TextEncoder().encode(data) : data,
+    });
+  }
+
+  /** The account's uploaded blobs, oldest first. */
+  blobs(): Promise<Blob[]> {
+    return this.#t.json('GET', '/v1/blobs');
+  }
+
+  getBlob(id: string): Promise<Blob> {
+    return this.#t.json('GET', `/v1/blobs/${encodeURIComponent(id)}`);
+  }
+
+  deleteBlob(id: string): Promise<void> {
+    return this.#t.none('DELETE', `/v1/blobs/${encodeURIComponent(id)}`);
   }
 }

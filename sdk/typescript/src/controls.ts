@@ -2,7 +2,7 @@
 // `.display`, `.accessibility`, `.recording`): each method is one request of the API.
 import { writeLocalFile } from './local-fs.ts';
 import type { Transport } from './http.ts';
-import type { DisplayInfo, Ok, Position, Recording, WindowTree } from './types.ts';
+import type { AccessibilityTree, DisplayInfo, Ok, Position, Recording, WindowTree } from './types.ts';
 
 export type Button = 'left' | 'right';
 export type ScrollDirection = 'up' | 'down' | 'left' | 'right';
@@ -107,20 +107,26 @@ export class Display {
     return this.#t.json('GET', `${this.#base}/display/info`);
   }
 
+  /** The windows on screen (a list), each with its accessibility elements below it. */
   getWindows(): Promise<WindowTree> {
     return this.#t.json('GET', `${this.#base}/display/windows`);
   }
 }
 
 export class Accessibility {
-  readonly #display: Display;
-  constructor(display: Display) {
-    this.#display = display;
+  readonly #t: Transport;
+  readonly #base: string;
+  constructor(t: Transport, base: string) {
+    this.#t = t;
+    this.#base = base;
   }
 
-  /** The accessibility tree: application windows at the top, their elements below them. */
-  getTree(): Promise<WindowTree> {
-    return this.#display.getWindows();
+  /**
+   * The accessibility tree, best effort: `{available: true, tree}` (the windows, as
+   * `display.getWindows()` gives them), or `{available: false, error}` when the VM cannot give it.
+   */
+  getTree(): Promise<AccessibilityTree> {
+    return this.#t.json('GET', `${this.#base}/display/windows`, { query: { best_effort: '1' } });
   }
 }
 

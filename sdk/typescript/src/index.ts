@@ -1,6 +1,12 @@
 // @sandbay/sdk: what the package exports.
 export { Client, type ClientOptions, type CreateOptions, type ReserveOptions } from './client.ts';
-export { Sandbox, DEFAULT_EXEC_TIMEOUT_S, DEFAULT_KEEPALIVE_MS, type ViewerLink } from './sandbox.ts';
+export {
+  Sandbox,
+  DEFAULT_EXEC_TIMEOUT_S,
+  DEFAULT_KEEPALIVE_MS,
+  type EvaluationOptions,
+  type ViewerLink,
+} from './sandbox.ts';
 export { Accessibility, Display, Keyboard, Mouse, Recordings, Screenshot } from './controls.ts';
 export type { Button, ScrollDirection } from './controls.ts';
 export { Tasks } from './tasks.ts';

@@ -20,8 +20,12 @@ import type {
   OpenAIComputerResult,
   ActResult,
   ExecResult,
+  GradeResult,
+  Grader,
   Keepalive,
   SandboxInfo,
+  SetupResult,
+  SetupStep,
   Snapshot,
   SshCredentials,
   ViewerToken,
@@ -35,6 +39,14 @@ export const DEFAULT_KEEPALIVE_MS = 30_000;
 const STREAM_UPLOAD_ABOVE = 64 << 20;
 /** A snapshot may take 25 minutes (spec: capture deadline). */
 const SNAPSHOT_TIMEOUT_MS = 26 * 60_000;
+/** The API's default deadline of a setup or a grading, in seconds. */
+const DEFAULT_EVALUATION_TIMEOUT_S = 600;
+
+/** Options of a setup or a grading: its deadline (seconds), and the Idempotency-Key retries use. */
+export interface EvaluationOptions {
+  timeoutS?: number;
+  idempotencyKey?: string;
+}
 
 export interface ViewerLink extends ViewerToken {
   /** The browser page that shows the sandbox live (`/view/<id>?token=…`). */
@@ -66,7 +78,7 @@ export class Sandbox implements AsyncDisposable {
     this.keyboard = new Keyboard(t, this.#base);
     this.screenshot = new Screenshot(t, this.#base);
     this.display = new Display(t, this.#base);
-    this.accessibility = new Accessibility(this.display);
+    this.accessibility = new Accessibility(t, this.#base);
     this.recording = new Recordings(t, this.#base);
   }
 
@@ -232,6 +244,40 @@ export class Sandbox implements AsyncDisposable {
   /** This sandbox's snapshots, oldest first. */
   snapshots(): Promise<Snapshot[]> {
     return this.#t.json('GET', `${this.#base}/snapshots`);
+  }
+
+  // ---- setup and grading (docs/evaluation.md) ----
+
+  /**
+   * Runs setup steps in order. A failed step is a result (`status: 'failed'`, `failed_step`,
+   * `message`), not an error; a step of an unknown kind is a SandbayError 400 `invalid_setup_step`.
+   */
+  setup(steps: SetupStep[], o: EvaluationOptions = {}): Promise<SetupResult> {
+    return this.#evaluate('setup', { steps }, o);
+  }
+
+  /** Runs a task's setup (its setup script, then its steps). */
+  setupTask(taskId: string, o: EvaluationOptions = {}): Promise<SetupResult> {
+    return this.#evaluate('setup', { task_id: taskId }, o);
+  }
+
+  /** Grades the sandbox: `{combine?, checks}` (or a shell script) → a reward in [0, 1] with each check. */
+  grade(grader: Grader, o: EvaluationOptions = {}): Promise<GradeResult> {
+    return this.#evaluate('grade', { grader }, o);
+  }
+
+  /** Grades the sandbox with a task's grader. */
+  gradeTask(taskId: string, o: EvaluationOptions = {}): Promise<GradeResult> {
+    return this.#evaluate('grade', { task_id: taskId }, o);
+  }
+
+  #evaluate<T>(what: 'setup' | 'grade', body: Record<string, unknown>, o: EvaluationOptions): Promise<T> {
+    return this.#t.json('POST', `${this.#base}/${what}`, {
+      json: { ...body, ...(o.timeoutS !== undefined && { timeout_s: o.timeoutS }) },
+      // Retried safely under one key: a retry replays the answer instead of running steps twice.
+      idempotencyKey: o.idempotencyKey ?? newIdempotencyKey(),
+      timeoutMs: ((o.timeoutS ?? DEFAULT_EVALUATION_TIMEOUT_S) + 90) * 1000,
+    });
   }
 
   // ---- lifetime ----

@@ -33,7 +33,12 @@ export type SshCredentials = Answer<'/v1/sandboxes/{sandboxID}/ssh/credentials',
 export type Ok = Answer<'/v1/sandboxes/{sandboxID}/mouse/click', 'post'>;
 export type Position = Answer<'/v1/sandboxes/{sandboxID}/mouse/position', 'get'>;
 export type DisplayInfo = Answer<'/v1/sandboxes/{sandboxID}/display/info', 'get'>;
-export type WindowTree = Answer<'/v1/sandboxes/{sandboxID}/display/windows', 'get'>;
+type WindowsAnswer = Answer<'/v1/sandboxes/{sandboxID}/display/windows', 'get'>;
+/** The window tree: a list of windows, their accessibility elements below them in `children`. */
+export type WindowTree = Extract<WindowsAnswer, unknown[]>;
+export type WindowNode = WindowTree[number];
+/** `display/windows?best_effort=1`: the tree, or (`available: false`) why the VM could not give it. */
+export type AccessibilityTree = Extract<WindowsAnswer, { available: boolean }>;
 export type ExecResult = Answer<'/v1/sandboxes/{sandboxID}/exec', 'post'>;
 type ActBody = RequestOf<'/v1/sandboxes/{sandboxID}/act', 'post'>;
 type ActAnswer = Answer<'/v1/sandboxes/{sandboxID}/act', 'post'>;
@@ -58,3 +63,13 @@ export type Replay = Answer<'/v1/me/tasks/replays/{replayID}', 'get'>;
 export type TaskCreateRequest = RequestOf<'/v1/me/tasks', 'post'>;
 export type TaskUpdateRequest = RequestOf<'/v1/me/tasks/{id}', 'patch'>;
 export type Collection = Answer<'/v1/sandboxes/{sandboxID}/collection', 'get'>;
+
+export type SetupRequest = RequestOf<'/v1/sandboxes/{sandboxID}/setup', 'post'>;
+/** One setup step (`download`, `launch`, `open`, `command`, `sleep`; docs/evaluation.md). */
+export type SetupStep = NonNullable<SetupRequest['steps']>[number];
+export type SetupResult = Answer<'/v1/sandboxes/{sandboxID}/setup', 'post'>;
+export type GradeRequest = RequestOf<'/v1/sandboxes/{sandboxID}/grade', 'post'>;
+/** A grader: `{combine?, checks}`, or a shell script (exit 0 → reward 1). */
+export type Grader = NonNullable<GradeRequest['grader']>;
+export type GradeResult = Answer<'/v1/sandboxes/{sandboxID}/grade', 'post'>;
+export type Blob = Answer<'/v1/blobs/{blobID}', 'get'>;

@@ -50,7 +50,7 @@ afterAll(async () => {
   if (local) await rm(local, { recursive: true, force: true });
 }, 60_000);
 
-type WindowNode = WindowTree['windows'][number];
+type WindowNode = WindowTree[number];
 
 describe('account: reservations and platforms', () => {
   it('reserve, get, list, edit, myReservation (with the reservation key), platforms, health', async () => {
@@ -74,10 +74,16 @@ describe('account: reservations and platforms', () => {
 
 describe('a sandbox', () => {
   it('create: ephemeral by default, with an Idempotency-Key; get and list see it', async () => {
-    sb = await client.create();
+    sb = await client.create({ host: 'local' });
     expect(sb.ephemeral).toBe(true);
     const info = await sb.info();
-    expect(info).toMatchObject({ sandbox_id: sb.id, state: 'running', ephemeral: true });
+    expect(info).toMatchObject({
+      sandbox_id: sb.id,
+      state: 'running',
+      ephemeral: true,
+      type: 'macos',
+      host: 'local',
+    });
     expect((await client.get(sb.id)).id).toBe(sb.id);
     expect((await client.list()).map((s) => s.sandbox_id)).toContain(sb.id);
     const missing = await client.get(`sb-${'0'.repeat(32)}`).catch((e: unknown) => e);
@@ -143,9 +149,11 @@ describe('a sandbox', () => {
       `(setsid xterm -T typer -e sh -c 'read line; echo "$line" > ~/typed.txt' >/dev/null 2>&1 &)`,
     );
     const typer = async (): Promise<WindowNode | undefined> =>
-      (await sb.display.getWindows()).windows.find((w) => w.name === 'typer');
+      (await sb.display.getWindows()).find((w) => w.name === 'typer');
     const win = await waitFor(typer, 'the xterm window', 20_000);
-    expect((await sb.accessibility.getTree()).windows.some((w) => w.name === 'typer')).toBe(true);
+    const tree = await sb.accessibility.getTree();
+    expect(tree.available).toBe(true);
+    expect(tree.tree?.some((w) => w.name === 'typer')).toBe(true);
     await sb.mouse.click(win.x + Math.round(win.width / 2), win.y + Math.round(win.height / 2));
     await waitFor(async () => (await typer())?.focused === true, 'the xterm focused', 20_000);
     expect(await sb.keyboard.type('hello', { delay: 5 })).toEqual({ ok: true });
@@ -392,6 +400,46 @@ describe('trajectories', () => {
     const done = await client.tasks.waitForReplay(replay.id, { timeoutMs: 300_000, pollMs: 200 });
     expect(done).toMatchObject({ status: 'completed', reward: 1, steps_done: 1 });
   }, 400_000);
+
+  it('setup and grading: uploaded blobs, steps, graders, a task’s setup and grader', async () => {
+    const blob = await client.uploadBlob('ts blob\n', { filename: 'ts.txt' });
+    expect(blob).toMatchObject({ bytes: 8, filename: 'ts.txt' });
+    expect((await client.blobs()).map((b) => b.blob_id)).toContain(blob.blob_id);
+    expect((await client.getBlob(blob.blob_id)).sha256).toBe(blob.sha256);
+    const done = await sb.setup(
+      [
+        { type: 'download', blob: blob.blob_id, path: 'tsblob.txt' },
+        { type: 'launch', command: ['xterm', '-T', 'tseval', '-e', 'sh'], wait_for: { name: 'tseval' } },
+        { type: 'command', command: 'cat ~/tsblob.txt', expect: { stdout_equals: 'ts blob' } },
+      ],
+      { timeoutS: 120 },
+    );
+    expect(done).toMatchObject({ status: 'completed', failed_step: null });
+    expect(done.steps.map((s) => s.status)).toEqual(['ok', 'ok', 'ok']);
+    const failed = await sb.setup([{ type: 'download', url: 'http://127.0.0.1:1/x', path: 'x' }]);
+    expect(failed).toMatchObject({ status: 'failed', failed_step: 0 });
+    expect(failed.message).toMatch(/refused to fetch http:\/\/127\.0\.0\.1:1\/x: .*not a public address/);
+    const bad = await sb.setup([{ type: 'warp' } as never]).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ status: 400, code: 'invalid_setup_step' });
+    const graded = await sb.grade({
+      combine: 'any',
+      checks: [
+        { type: 'file', path: 'nope.txt' },
+        { type: 'window', match: { name: 'tseval' }, score: 0.75 },
+      ],
+    });
+    expect(graded.reward).toBe(0.75);
+    expect(graded.checks.map((c) => c.passed)).toEqual([false, true]);
+    expect((await sb.grade('test -f ~/tsblob.txt')).reward).toBe(1);
+    // The seeded task: setup script `echo set > ~/setup.txt`, grader `test -f ~/setup.txt`.
+    expect((await sb.setupTask('hello')).status).toBe('completed');
+    expect((await sb.gradeTask('hello')).reward).toBe(1);
+    await client.deleteBlob(blob.blob_id);
+    expect(await client.getBlob(blob.blob_id).catch((e: unknown) => e)).toMatchObject({
+      status: 404,
+      code: 'blob_not_found',
+    });
+  }, 180_000);
 
   it('dispose of the ephemeral sandbox deletes it', async () => {
     await sb[Symbol.asyncDispose]();

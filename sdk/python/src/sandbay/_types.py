@@ -1,7 +1,7 @@
 """Shapes of the API's answers (docs/api.md), for type checkers. Answers are plain dicts."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, TypedDict
+from typing import Any, Dict, List, Optional, TypedDict
 
 Json = Dict[str, Any]
 
@@ -21,8 +21,16 @@ class DisplayInfo(TypedDict):
     scale: float
 
 
-class WindowTree(TypedDict):
-    windows: List[Json]
+WindowTree = List[Json]
+"""The windows on screen, each with its accessibility elements below it (``children``)."""
+
+
+class AccessibilityTree(TypedDict):
+    """``display/windows?best_effort=1``: the tree, or (``available`` false) why the VM could not give it."""
+
+    available: bool
+    tree: Optional[List[Json]]
+    error: str
 
 
 class ExecResult(TypedDict):
@@ -44,3 +52,22 @@ class ViewerLink(TypedDict):
     expires_at: str
     url: str
     websocket_url: str
+
+
+class SetupResult(TypedDict):
+    """``POST …/setup``: ``status`` ``completed`` or ``failed``; the step that failed and why."""
+
+    status: str
+    failed_step: Optional[int]
+    message: str
+    duration_ms: int
+    steps: List[Json]
+
+
+class GradeResult(TypedDict):
+    """``POST …/grade``: the reward in [0, 1] and each check."""
+
+    reward: float
+    combine: str
+    duration_ms: int
+    checks: List[Json]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Union
 from urllib.parse import quote
 
 from ._http import Transport, new_idempotency_key
@@ -165,10 +165,12 @@ class Client:
         idempotency_key: Optional[str] = None,
         pool: Optional[bool] = None,
         mac_model: Optional[str] = None,
+        host: Optional[str] = None,
     ) -> Sandbox:
         """Creates a sandbox: ephemeral unless ``ephemeral=False`` (the spec's SDK default), retried
         safely with one Idempotency-Key. ``pool=True``: a pool sandbox outside reservations (account
-        key only), paid per started hour, deleted after 24 hours; ``mac_model`` narrows it."""
+        key only), paid per started hour, deleted after 24 hours; ``mac_model`` narrows it. ``host``
+        pins it to one Mac of the reservation, by Mini name or IP."""
         body = _present(
             cpu=cpu,
             memory_gib=memory_gib,
@@ -178,6 +180,7 @@ class Client:
             disk_gib=disk_gib,
             pool=pool,
             mac_model=mac_model,
+            host=host,
         )
         created = self._t.json(
             "POST",
@@ -210,6 +213,22 @@ class Client:
 
     def delete_snapshot(self, version: str) -> None:
         self._t.none("DELETE", f"/v1/snapshots/{quote(version, safe='')}")
+
+    # ---- uploaded blobs (for `download` setup steps) ----
+
+    def upload_blob(self, data: Union[bytes, str], filename: Optional[str] = None) -> Json:
+        """Uploads bytes (a str as UTF-8); the answer's ``blob_id`` is what a ``download`` step names."""
+        body = data.encode() if isinstance(data, str) else data
+        return self._t.json("POST", "/v1/blobs", query={"filename": filename}, body=body)
+
+    def blobs(self) -> List[Json]:
+        return self._t.json("GET", "/v1/blobs")
+
+    def get_blob(self, blob_id: str) -> Json:
+        return self._t.json("GET", f"/v1/blobs/{quote(blob_id, safe='')}")
+
+    def delete_blob(self, blob_id: str) -> None:
+        self._t.none("DELETE", f"/v1/blobs/{quote(blob_id, safe='')}")
 
 
 def _present(**fields: Any) -> Json:

@@ -9,7 +9,19 @@ from urllib.parse import quote
 
 from ._files import PathLike, file_chunks, tar_stream, unpack, write_chunks
 from ._http import Transport, new_idempotency_key
-from ._types import DisplayInfo, ExecResult, Json, Ok, Position, SshCredentials, ViewerLink, WindowTree
+from ._types import (
+    AccessibilityTree,
+    DisplayInfo,
+    ExecResult,
+    GradeResult,
+    Json,
+    Ok,
+    Position,
+    SetupResult,
+    SshCredentials,
+    ViewerLink,
+    WindowTree,
+)
 from .errors import SandbayError
 
 DEFAULT_EXEC_TIMEOUT = 120
@@ -17,6 +29,8 @@ DEFAULT_EXEC_TIMEOUT = 120
 DEFAULT_KEEPALIVE_INTERVAL = 30.0
 """The idle reaper acts after about 2 minutes: a heartbeat every 30 s keeps well inside that."""
 SNAPSHOT_TIMEOUT = 26 * 60.0
+#: The API's default deadline of a setup or a grading, in seconds.
+DEFAULT_EVALUATION_TIMEOUT = 600.0
 STREAM_UPLOAD_ABOVE = 64 << 20
 
 
@@ -88,13 +102,14 @@ class Display(_Group):
         return self._t.json("GET", f"{self._base}/display/info")
 
     def get_windows(self) -> WindowTree:
+        """The windows on screen (a list), each with its accessibility elements below it."""
         return self._t.json("GET", f"{self._base}/display/windows")
 
 
 class Accessibility(_Group):
-    def get_tree(self) -> WindowTree:
-        """Application windows at the top, their accessibility elements below them."""
-        return self._t.json("GET", f"{self._base}/display/windows")
+    def get_tree(self) -> AccessibilityTree:
+        """Best effort: ``{"available": True, "tree": <the windows>}``, or ``available`` false with ``error``."""
+        return self._t.json("GET", f"{self._base}/display/windows", query={"best_effort": "1"})
 
 
 class Recording(_Group):
@@ -252,6 +267,47 @@ class Sandbox:
 
     def snapshots(self) -> List[Json]:
         return self._t.json("GET", f"{self._base}/snapshots")
+
+    # ---- setup and grading (docs/evaluation.md) ----
+
+    def setup(
+        self,
+        steps: Sequence[Json],
+        timeout: Optional[float] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> SetupResult:
+        """Runs setup steps (``download``, ``launch``, ``open``, ``command``, ``sleep``) in order.
+
+        A failed step is a result (``status == "failed"``, ``failed_step``, ``message``), not an
+        error; a step of an unknown kind raises ``SandbayError`` (400 ``invalid_setup_step``).
+        """
+        return self._evaluate("setup", {"steps": list(steps)}, timeout, idempotency_key)
+
+    def setup_task(
+        self, task_id: str, timeout: Optional[float] = None, idempotency_key: Optional[str] = None
+    ) -> SetupResult:
+        """Runs a task's setup (its setup script, then its steps)."""
+        return self._evaluate("setup", {"task_id": task_id}, timeout, idempotency_key)
+
+    def grade(self, grader: Union[Json, str], timeout: Optional[float] = None) -> GradeResult:
+        """Grades the sandbox: ``{"combine"?, "checks": [...]}`` (or a shell script) → a reward in [0, 1]."""
+        return self._evaluate("grade", {"grader": grader}, timeout, None)
+
+    def grade_task(self, task_id: str, timeout: Optional[float] = None) -> GradeResult:
+        """Grades the sandbox with a task's grader."""
+        return self._evaluate("grade", {"task_id": task_id}, timeout, None)
+
+    def _evaluate(self, what: str, body: Json, timeout: Optional[float], key: Optional[str]) -> Any:
+        if timeout is not None:
+            body["timeout_s"] = timeout
+        limit = (timeout if timeout is not None else DEFAULT_EVALUATION_TIMEOUT) + 90
+        return self._t.json(
+            "POST",
+            f"{self._base}/{what}",
+            json_body=body,
+            idempotency_key=key or new_idempotency_key(),
+            timeout=limit,
+        )
 
     # ---- lifetime ----
 

@@ -18,6 +18,42 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/blobs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account's uploaded blobs, oldest first */
+    get: operations['listBlobs'];
+    put?: never;
+    /** Upload bytes for setup steps (`download` with `blob`); the same bytes are the same blob */
+    post: operations['uploadBlob'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/blobs/{blobID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One uploaded blob */
+    get: operations['getBlob'];
+    put?: never;
+    post?: never;
+    /** Delete an uploaded blob */
+    delete: operations['deleteBlob'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/me': {
     parameters: {
       query?: never;
@@ -102,7 +138,7 @@ export interface paths {
     delete: operations['deleteTask'];
     options?: never;
     head?: never;
-    /** Edit a task's instruction, category, setup script or grader */
+    /** Edit a task's instruction, category, setup script, setup steps or grader */
     patch: operations['updateTask'];
     trace?: never;
   };
@@ -383,6 +419,57 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/sandboxes/{sandboxID}/cua/cmd': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** One command of Cua's computer-server protocol (its POST /cmd) */
+    post: operations['cuaCommand'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandboxes/{sandboxID}/cua/commands': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The Cua commands served, with their parameters and aliases (its GET /commands) */
+    get: operations['cuaCommands'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandboxes/{sandboxID}/cua/ws': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Cua's computer-server WebSocket (101 upgrade): `{command, params}` messages; Bearer account or reservation key */
+    get: operations['connectCua'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/sandboxes/{sandboxID}/display/info': {
     parameters: {
       query?: never;
@@ -407,7 +494,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Application windows with their accessibility tree */
+    /** Application windows with their accessibility tree (a list; `{available, tree, error}` with best_effort) */
     get: operations['listWindows'];
     put?: never;
     post?: never;
@@ -428,6 +515,23 @@ export interface paths {
     put?: never;
     /** Run a shell command; a non-zero exit is a result, not an error */
     post: operations['execCommand'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandboxes/{sandboxID}/exec_ax': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Run a shell command under the in-VM control agent (the use.computer client's exec_ax) */
+    post: operations['execAxCommand'];
     delete?: never;
     options?: never;
     head?: never;
@@ -464,6 +568,23 @@ export interface paths {
     /** Upload a directory: the body is a tar archive, unpacked into `path` */
     put: operations['uploadArchive'];
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandboxes/{sandboxID}/grade': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Grade the sandbox with a grader (or a task’s): a reward in [0, 1] with each check */
+    post: operations['gradeSandbox'];
     delete?: never;
     options?: never;
     head?: never;
@@ -760,6 +881,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/sandboxes/{sandboxID}/setup': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Run setup steps (download, launch, open, command, sleep) in the sandbox, or a task’s setup */
+    post: operations['setupSandbox'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/sandboxes/{sandboxID}/snapshots': {
     parameters: {
       query?: never;
@@ -970,6 +1108,300 @@ export interface operations {
       };
     };
   };
+  listBlobs: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The id (`sha256-` and the SHA-256 of the bytes) a `download` step names. */
+            blob_id: string;
+            /** @description Its size. */
+            bytes: number;
+            /** @description When it was first uploaded. */
+            created_at: string | null;
+            /** @description The name it was uploaded with, for people; null when none. */
+            filename: string | null;
+            /** @description The SHA-256 of its bytes. */
+            sha256: string;
+          }[];
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  uploadBlob: {
+    parameters: {
+      query?: {
+        /** @description A name for people, kept with the blob. */
+        filename?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The id (`sha256-` and the SHA-256 of the bytes) a `download` step names. */
+            blob_id: string;
+            /** @description Its size. */
+            bytes: number;
+            /** @description When it was first uploaded. */
+            created_at: string | null;
+            /** @description The name it was uploaded with, for people; null when none. */
+            filename: string | null;
+            /** @description The SHA-256 of its bytes. */
+            sha256: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The id (`sha256-` and the SHA-256 of the bytes) a `download` step names. */
+            blob_id: string;
+            /** @description Its size. */
+            bytes: number;
+            /** @description When it was first uploaded. */
+            created_at: string | null;
+            /** @description The name it was uploaded with, for people; null when none. */
+            filename: string | null;
+            /** @description The SHA-256 of its bytes. */
+            sha256: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  getBlob: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The blob id (^sha256-[0-9a-f]{64}$). */
+        blobID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The id (`sha256-` and the SHA-256 of the bytes) a `download` step names. */
+            blob_id: string;
+            /** @description Its size. */
+            bytes: number;
+            /** @description When it was first uploaded. */
+            created_at: string | null;
+            /** @description The name it was uploaded with, for people; null when none. */
+            filename: string | null;
+            /** @description The SHA-256 of its bytes. */
+            sha256: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  deleteBlob: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The blob id (^sha256-[0-9a-f]{64}$). */
+        blobID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
   getAccount: {
     parameters: {
       query?: never;
@@ -1172,7 +1604,7 @@ export interface operations {
             category: string | null;
             /** @description When the task was created. */
             created_at: string | null;
-            /** @description The task has a grader script (a replay reports a reward). */
+            /** @description The task has a grader (a replay reports a reward). */
             has_grader: boolean;
             /** @description The screen recording (MP4) of the session is finalized. */
             has_recording: boolean;
@@ -1229,12 +1661,239 @@ export interface operations {
         'application/json': {
           /** @description A grouping for people (e.g. `browser`). */
           category?: string;
-          /** @description Shell script whose exit code 0 means success (reward 1). */
-          grader?: string;
+          /** @description A shell script (exit 0 → reward 1) or a grader of checks. */
+          grader?:
+            | string
+            | {
+                /** @description The checks, evaluated in order (each is reported). */
+                checks: (
+                  | {
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description What the command must do; by default, exit 0. */
+                      expect?: {
+                        /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                        exit_code?: number | null;
+                        /** @description Compare the stdout and stderr expectations ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description Standard error contains this. */
+                        stderr_contains?: string;
+                        /** @description Standard output contains this. */
+                        stdout_contains?: string;
+                        /** @description Standard output, without its trailing newlines, is exactly this. */
+                        stdout_equals?: string;
+                        /** @description Standard output matches this regular expression (RE2 syntax). */
+                        stdout_matches?: string;
+                      };
+                      /** @description A label for people, shown with the check’s result. */
+                      name?: string;
+                      /** @description The reward is the number on the last line of stdout (0 to 1) instead of `score`; `expect` must still hold. */
+                      reward_from_stdout?: boolean;
+                      /** @description The reward the check earns when it passes (default 1). */
+                      score?: number;
+                      /** @description The command's deadline in seconds (default 120; a timeout fails the check). */
+                      timeout_s?: number;
+                      /**
+                       * @description `command`: run a command; its result decides.
+                       * @enum {string}
+                       */
+                      type: 'command';
+                      /** @description Its weight under `weighted` (default 1). */
+                      weight?: number;
+                    }
+                  | {
+                      /** @description Pass when no node matches (a window was closed) instead. */
+                      absent?: boolean;
+                      /** @description A node of the window tree. */
+                      match: {
+                        /** @description The node's application (its window class on Linux). */
+                        app?: string;
+                        /** @description The node has (or has not) the keyboard focus. */
+                        focused?: boolean;
+                        /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description The node is named exactly this. */
+                        name?: string;
+                        /** @description The node's name contains this. */
+                        name_contains?: string;
+                        /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                        name_matches?: string;
+                        /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                        role?: string;
+                      };
+                      /** @description A label for people, shown with the check’s result. */
+                      name?: string;
+                      /** @description The reward the check earns when it passes (default 1). */
+                      score?: number;
+                      /**
+                       * @description `window`: a node of the window tree.
+                       * @enum {string}
+                       */
+                      type: 'window';
+                      /** @description Its weight under `weighted` (default 1). */
+                      weight?: number;
+                    }
+                  | {
+                      /** @description Its content contains this. */
+                      contains?: string;
+                      /** @description Its content, without trailing newlines, is exactly this. */
+                      equals?: string;
+                      /** @description The file exists (default true); `false`: pass when it does not. */
+                      exists?: boolean;
+                      /** @description Compare `equals`, `contains` and `matches` ignoring case. */
+                      ignore_case?: boolean;
+                      /** @description The value `json_path` selects equals this JSON value. */
+                      json_equals?: unknown;
+                      /** @description The content is JSON and this JSONPath (`$.a.b[0]`) selects a value (the first, if several). */
+                      json_path?: string;
+                      /** @description Its content matches this regular expression (RE2 syntax). */
+                      matches?: string;
+                      /** @description A label for people, shown with the check’s result. */
+                      name?: string;
+                      /** @description The file (relative paths are in the VM user's home). */
+                      path: string;
+                      /** @description The reward the check earns when it passes (default 1). */
+                      score?: number;
+                      /**
+                       * @description `file`: a file in the VM.
+                       * @enum {string}
+                       */
+                      type: 'file';
+                      /** @description Its weight under `weighted` (default 1). */
+                      weight?: number;
+                    }
+                )[];
+                /**
+                 * @description `all` (default): the smallest reward; `any`: the largest; `weighted`: the mean weighted by `weight`.
+                 * @enum {unknown}
+                 */
+                combine?: 'all' | 'any' | 'weighted';
+              };
           /** @description The task id; default `tk-<12 hex>`. Not `replays`. */
           id?: string;
           /** @description What the demonstrator is asked to do. */
           instruction?: string;
+          /** @description Setup steps, run in order; the first that fails stops the setup. */
+          setup?: (
+            | {
+                /** @description An uploaded blob of the account (`POST /v1/blobs`), by its id. */
+                blob?: string;
+                /** @description Make the file executable (`chmod +x`). */
+                executable?: boolean;
+                /** @description Where to write it in the VM (relative paths are in the VM user's home); parents are created. */
+                path: string;
+                /** @description The SHA-256 the bytes must have (the file is removed and the step fails otherwise). */
+                sha256?: string;
+                /** @description The step's deadline in seconds (default 600); the whole setup's deadline bounds it too. */
+                timeout_s?: number;
+                /**
+                 * @description `download`: put a URL or an uploaded blob into the VM.
+                 * @enum {string}
+                 */
+                type: 'download';
+                /** @description An `http` or `https` URL, fetched by the control plane (not the VM) and streamed in. */
+                url?: string;
+              }
+            | {
+                /** @description A shell command line, or argv (program and arguments). */
+                command: string | string[];
+                /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                timeout_s?: number;
+                /**
+                 * @description `launch`: start an app in the desktop session and wait for its window.
+                 * @enum {string}
+                 */
+                type: 'launch';
+                /** @description The window to wait for; default: any new top-level window. `false` returns once started. */
+                wait_for?:
+                  | {
+                      /** @description The node's application (its window class on Linux). */
+                      app?: string;
+                      /** @description The node has (or has not) the keyboard focus. */
+                      focused?: boolean;
+                      /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                      ignore_case?: boolean;
+                      /** @description The node is named exactly this. */
+                      name?: string;
+                      /** @description The node's name contains this. */
+                      name_contains?: string;
+                      /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                      name_matches?: string;
+                      /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                      role?: string;
+                    }
+                  | false;
+              }
+            | {
+                /** @description The file (relative paths are in the VM user's home), or a URL. */
+                path: string;
+                /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                timeout_s?: number;
+                /**
+                 * @description `open`: open a file with its default app (`xdg-open` on Linux, `open` on macOS).
+                 * @enum {string}
+                 */
+                type: 'open';
+                /** @description The window to wait for; default: a window whose name contains the file's name. `false` does not wait. */
+                wait_for?:
+                  | {
+                      /** @description The node's application (its window class on Linux). */
+                      app?: string;
+                      /** @description The node has (or has not) the keyboard focus. */
+                      focused?: boolean;
+                      /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                      ignore_case?: boolean;
+                      /** @description The node is named exactly this. */
+                      name?: string;
+                      /** @description The node's name contains this. */
+                      name_contains?: string;
+                      /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                      name_matches?: string;
+                      /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                      role?: string;
+                    }
+                  | false;
+              }
+            | {
+                /** @description Run it again until `expect` holds, at most this many times (default 1), within the deadline. */
+                attempts?: number;
+                /** @description A shell command line, or argv (program and arguments). */
+                command: string | string[];
+                /** @description What the command must do; by default, exit 0. */
+                expect?: {
+                  /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                  exit_code?: number | null;
+                  /** @description Compare the stdout and stderr expectations ignoring case. */
+                  ignore_case?: boolean;
+                  /** @description Standard error contains this. */
+                  stderr_contains?: string;
+                  /** @description Standard output contains this. */
+                  stdout_contains?: string;
+                  /** @description Standard output, without its trailing newlines, is exactly this. */
+                  stdout_equals?: string;
+                  /** @description Standard output matches this regular expression (RE2 syntax). */
+                  stdout_matches?: string;
+                };
+                /** @description Pause between attempts (default 500). */
+                interval_ms?: number;
+                /** @description The step's deadline in seconds (default 120); the whole setup's deadline bounds it too. */
+                timeout_s?: number;
+                /**
+                 * @description `command`: run a command and check its result.
+                 * @enum {string}
+                 */
+                type: 'command';
+              }
+            | {
+                /** @description How long. */
+                seconds: number;
+                /**
+                 * @description `sleep`: wait.
+                 * @enum {string}
+                 */
+                type: 'sleep';
+              }
+          )[];
           /** @description Shell script run before recording and before a replay. */
           setup_script?: string;
           /** @description An ATIF document (or an old `sandbay-atif/1` export) to import: its actions become the steps (without screenshots). */
@@ -1258,9 +1917,118 @@ export interface operations {
             category: string | null;
             /** @description When the task was created. */
             created_at: string | null;
-            /** @description Shell script whose exit code 0 means success (reward 1). */
-            grader: string | null;
-            /** @description The task has a grader script (a replay reports a reward). */
+            /** @description A shell script whose exit code 0 means success (reward 1), or a grader of checks (docs/evaluation.md). */
+            grader:
+              | (
+                  | string
+                  | {
+                      /** @description The checks, evaluated in order (each is reported). */
+                      checks: (
+                        | {
+                            /** @description A shell command line, or argv (program and arguments). */
+                            command: string | string[];
+                            /** @description What the command must do; by default, exit 0. */
+                            expect?: {
+                              /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                              exit_code?: number | null;
+                              /** @description Compare the stdout and stderr expectations ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description Standard error contains this. */
+                              stderr_contains?: string;
+                              /** @description Standard output contains this. */
+                              stdout_contains?: string;
+                              /** @description Standard output, without its trailing newlines, is exactly this. */
+                              stdout_equals?: string;
+                              /** @description Standard output matches this regular expression (RE2 syntax). */
+                              stdout_matches?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward is the number on the last line of stdout (0 to 1) instead of `score`; `expect` must still hold. */
+                            reward_from_stdout?: boolean;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /** @description The command's deadline in seconds (default 120; a timeout fails the check). */
+                            timeout_s?: number;
+                            /**
+                             * @description `command`: run a command; its result decides.
+                             * @enum {string}
+                             */
+                            type: 'command';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Pass when no node matches (a window was closed) instead. */
+                            absent?: boolean;
+                            /** @description A node of the window tree. */
+                            match: {
+                              /** @description The node's application (its window class on Linux). */
+                              app?: string;
+                              /** @description The node has (or has not) the keyboard focus. */
+                              focused?: boolean;
+                              /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description The node is named exactly this. */
+                              name?: string;
+                              /** @description The node's name contains this. */
+                              name_contains?: string;
+                              /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                              name_matches?: string;
+                              /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                              role?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `window`: a node of the window tree.
+                             * @enum {string}
+                             */
+                            type: 'window';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Its content contains this. */
+                            contains?: string;
+                            /** @description Its content, without trailing newlines, is exactly this. */
+                            equals?: string;
+                            /** @description The file exists (default true); `false`: pass when it does not. */
+                            exists?: boolean;
+                            /** @description Compare `equals`, `contains` and `matches` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The value `json_path` selects equals this JSON value. */
+                            json_equals?: unknown;
+                            /** @description The content is JSON and this JSONPath (`$.a.b[0]`) selects a value (the first, if several). */
+                            json_path?: string;
+                            /** @description Its content matches this regular expression (RE2 syntax). */
+                            matches?: string;
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The file (relative paths are in the VM user's home). */
+                            path: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `file`: a file in the VM.
+                             * @enum {string}
+                             */
+                            type: 'file';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                      )[];
+                      /**
+                       * @description `all` (default): the smallest reward; `any`: the largest; `weighted`: the mean weighted by `weight`.
+                       * @enum {unknown}
+                       */
+                      combine?: 'all' | 'any' | 'weighted';
+                    }
+                )
+              | null;
+            /** @description The task has a grader (a replay reports a reward). */
             has_grader: boolean;
             /** @description The screen recording (MP4) of the session is finalized. */
             has_recording: boolean;
@@ -1272,6 +2040,129 @@ export interface operations {
             phase: string | null;
             /** @description Where to download the MP4 recording; null until finalized. */
             recording_url: string | null;
+            /** @description Setup steps run after the setup script (docs/evaluation.md); null when none. */
+            setup:
+              | (
+                  | {
+                      /** @description An uploaded blob of the account (`POST /v1/blobs`), by its id. */
+                      blob?: string;
+                      /** @description Make the file executable (`chmod +x`). */
+                      executable?: boolean;
+                      /** @description Where to write it in the VM (relative paths are in the VM user's home); parents are created. */
+                      path: string;
+                      /** @description The SHA-256 the bytes must have (the file is removed and the step fails otherwise). */
+                      sha256?: string;
+                      /** @description The step's deadline in seconds (default 600); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `download`: put a URL or an uploaded blob into the VM.
+                       * @enum {string}
+                       */
+                      type: 'download';
+                      /** @description An `http` or `https` URL, fetched by the control plane (not the VM) and streamed in. */
+                      url?: string;
+                    }
+                  | {
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `launch`: start an app in the desktop session and wait for its window.
+                       * @enum {string}
+                       */
+                      type: 'launch';
+                      /** @description The window to wait for; default: any new top-level window. `false` returns once started. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description The file (relative paths are in the VM user's home), or a URL. */
+                      path: string;
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `open`: open a file with its default app (`xdg-open` on Linux, `open` on macOS).
+                       * @enum {string}
+                       */
+                      type: 'open';
+                      /** @description The window to wait for; default: a window whose name contains the file's name. `false` does not wait. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description Run it again until `expect` holds, at most this many times (default 1), within the deadline. */
+                      attempts?: number;
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description What the command must do; by default, exit 0. */
+                      expect?: {
+                        /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                        exit_code?: number | null;
+                        /** @description Compare the stdout and stderr expectations ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description Standard error contains this. */
+                        stderr_contains?: string;
+                        /** @description Standard output contains this. */
+                        stdout_contains?: string;
+                        /** @description Standard output, without its trailing newlines, is exactly this. */
+                        stdout_equals?: string;
+                        /** @description Standard output matches this regular expression (RE2 syntax). */
+                        stdout_matches?: string;
+                      };
+                      /** @description Pause between attempts (default 500). */
+                      interval_ms?: number;
+                      /** @description The step's deadline in seconds (default 120); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `command`: run a command and check its result.
+                       * @enum {string}
+                       */
+                      type: 'command';
+                    }
+                  | {
+                      /** @description How long. */
+                      seconds: number;
+                      /**
+                       * @description `sleep`: wait.
+                       * @enum {string}
+                       */
+                      type: 'sleep';
+                    }
+                )[]
+              | null;
             /** @description Shell script run before recording and before a replay. */
             setup_script: string | null;
             /** @description Recorded actions in the trajectory. */
@@ -1379,9 +2270,118 @@ export interface operations {
             category: string | null;
             /** @description When the task was created. */
             created_at: string | null;
-            /** @description Shell script whose exit code 0 means success (reward 1). */
-            grader: string | null;
-            /** @description The task has a grader script (a replay reports a reward). */
+            /** @description A shell script whose exit code 0 means success (reward 1), or a grader of checks (docs/evaluation.md). */
+            grader:
+              | (
+                  | string
+                  | {
+                      /** @description The checks, evaluated in order (each is reported). */
+                      checks: (
+                        | {
+                            /** @description A shell command line, or argv (program and arguments). */
+                            command: string | string[];
+                            /** @description What the command must do; by default, exit 0. */
+                            expect?: {
+                              /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                              exit_code?: number | null;
+                              /** @description Compare the stdout and stderr expectations ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description Standard error contains this. */
+                              stderr_contains?: string;
+                              /** @description Standard output contains this. */
+                              stdout_contains?: string;
+                              /** @description Standard output, without its trailing newlines, is exactly this. */
+                              stdout_equals?: string;
+                              /** @description Standard output matches this regular expression (RE2 syntax). */
+                              stdout_matches?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward is the number on the last line of stdout (0 to 1) instead of `score`; `expect` must still hold. */
+                            reward_from_stdout?: boolean;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /** @description The command's deadline in seconds (default 120; a timeout fails the check). */
+                            timeout_s?: number;
+                            /**
+                             * @description `command`: run a command; its result decides.
+                             * @enum {string}
+                             */
+                            type: 'command';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Pass when no node matches (a window was closed) instead. */
+                            absent?: boolean;
+                            /** @description A node of the window tree. */
+                            match: {
+                              /** @description The node's application (its window class on Linux). */
+                              app?: string;
+                              /** @description The node has (or has not) the keyboard focus. */
+                              focused?: boolean;
+                              /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description The node is named exactly this. */
+                              name?: string;
+                              /** @description The node's name contains this. */
+                              name_contains?: string;
+                              /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                              name_matches?: string;
+                              /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                              role?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `window`: a node of the window tree.
+                             * @enum {string}
+                             */
+                            type: 'window';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Its content contains this. */
+                            contains?: string;
+                            /** @description Its content, without trailing newlines, is exactly this. */
+                            equals?: string;
+                            /** @description The file exists (default true); `false`: pass when it does not. */
+                            exists?: boolean;
+                            /** @description Compare `equals`, `contains` and `matches` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The value `json_path` selects equals this JSON value. */
+                            json_equals?: unknown;
+                            /** @description The content is JSON and this JSONPath (`$.a.b[0]`) selects a value (the first, if several). */
+                            json_path?: string;
+                            /** @description Its content matches this regular expression (RE2 syntax). */
+                            matches?: string;
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The file (relative paths are in the VM user's home). */
+                            path: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `file`: a file in the VM.
+                             * @enum {string}
+                             */
+                            type: 'file';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                      )[];
+                      /**
+                       * @description `all` (default): the smallest reward; `any`: the largest; `weighted`: the mean weighted by `weight`.
+                       * @enum {unknown}
+                       */
+                      combine?: 'all' | 'any' | 'weighted';
+                    }
+                )
+              | null;
+            /** @description The task has a grader (a replay reports a reward). */
             has_grader: boolean;
             /** @description The screen recording (MP4) of the session is finalized. */
             has_recording: boolean;
@@ -1393,6 +2393,129 @@ export interface operations {
             phase: string | null;
             /** @description Where to download the MP4 recording; null until finalized. */
             recording_url: string | null;
+            /** @description Setup steps run after the setup script (docs/evaluation.md); null when none. */
+            setup:
+              | (
+                  | {
+                      /** @description An uploaded blob of the account (`POST /v1/blobs`), by its id. */
+                      blob?: string;
+                      /** @description Make the file executable (`chmod +x`). */
+                      executable?: boolean;
+                      /** @description Where to write it in the VM (relative paths are in the VM user's home); parents are created. */
+                      path: string;
+                      /** @description The SHA-256 the bytes must have (the file is removed and the step fails otherwise). */
+                      sha256?: string;
+                      /** @description The step's deadline in seconds (default 600); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `download`: put a URL or an uploaded blob into the VM.
+                       * @enum {string}
+                       */
+                      type: 'download';
+                      /** @description An `http` or `https` URL, fetched by the control plane (not the VM) and streamed in. */
+                      url?: string;
+                    }
+                  | {
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `launch`: start an app in the desktop session and wait for its window.
+                       * @enum {string}
+                       */
+                      type: 'launch';
+                      /** @description The window to wait for; default: any new top-level window. `false` returns once started. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description The file (relative paths are in the VM user's home), or a URL. */
+                      path: string;
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `open`: open a file with its default app (`xdg-open` on Linux, `open` on macOS).
+                       * @enum {string}
+                       */
+                      type: 'open';
+                      /** @description The window to wait for; default: a window whose name contains the file's name. `false` does not wait. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description Run it again until `expect` holds, at most this many times (default 1), within the deadline. */
+                      attempts?: number;
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description What the command must do; by default, exit 0. */
+                      expect?: {
+                        /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                        exit_code?: number | null;
+                        /** @description Compare the stdout and stderr expectations ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description Standard error contains this. */
+                        stderr_contains?: string;
+                        /** @description Standard output contains this. */
+                        stdout_contains?: string;
+                        /** @description Standard output, without its trailing newlines, is exactly this. */
+                        stdout_equals?: string;
+                        /** @description Standard output matches this regular expression (RE2 syntax). */
+                        stdout_matches?: string;
+                      };
+                      /** @description Pause between attempts (default 500). */
+                      interval_ms?: number;
+                      /** @description The step's deadline in seconds (default 120); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `command`: run a command and check its result.
+                       * @enum {string}
+                       */
+                      type: 'command';
+                    }
+                  | {
+                      /** @description How long. */
+                      seconds: number;
+                      /**
+                       * @description `sleep`: wait.
+                       * @enum {string}
+                       */
+                      type: 'sleep';
+                    }
+                )[]
+              | null;
             /** @description Shell script run before recording and before a replay. */
             setup_script: string | null;
             /** @description Recorded actions in the trajectory. */
@@ -1552,10 +2675,242 @@ export interface operations {
         'application/json': {
           /** @description A grouping for people (e.g. `browser`). `null` removes it. */
           category?: string | null;
-          /** @description Shell script whose exit code 0 means success (reward 1). `null` removes it. */
-          grader?: string | null;
+          /** @description A shell script (exit 0 → reward 1) or a grader of checks. `null` removes it. */
+          grader?:
+            | (
+                | string
+                | {
+                    /** @description The checks, evaluated in order (each is reported). */
+                    checks: (
+                      | {
+                          /** @description A shell command line, or argv (program and arguments). */
+                          command: string | string[];
+                          /** @description What the command must do; by default, exit 0. */
+                          expect?: {
+                            /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                            exit_code?: number | null;
+                            /** @description Compare the stdout and stderr expectations ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description Standard error contains this. */
+                            stderr_contains?: string;
+                            /** @description Standard output contains this. */
+                            stdout_contains?: string;
+                            /** @description Standard output, without its trailing newlines, is exactly this. */
+                            stdout_equals?: string;
+                            /** @description Standard output matches this regular expression (RE2 syntax). */
+                            stdout_matches?: string;
+                          };
+                          /** @description A label for people, shown with the check’s result. */
+                          name?: string;
+                          /** @description The reward is the number on the last line of stdout (0 to 1) instead of `score`; `expect` must still hold. */
+                          reward_from_stdout?: boolean;
+                          /** @description The reward the check earns when it passes (default 1). */
+                          score?: number;
+                          /** @description The command's deadline in seconds (default 120; a timeout fails the check). */
+                          timeout_s?: number;
+                          /**
+                           * @description `command`: run a command; its result decides.
+                           * @enum {string}
+                           */
+                          type: 'command';
+                          /** @description Its weight under `weighted` (default 1). */
+                          weight?: number;
+                        }
+                      | {
+                          /** @description Pass when no node matches (a window was closed) instead. */
+                          absent?: boolean;
+                          /** @description A node of the window tree. */
+                          match: {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          };
+                          /** @description A label for people, shown with the check’s result. */
+                          name?: string;
+                          /** @description The reward the check earns when it passes (default 1). */
+                          score?: number;
+                          /**
+                           * @description `window`: a node of the window tree.
+                           * @enum {string}
+                           */
+                          type: 'window';
+                          /** @description Its weight under `weighted` (default 1). */
+                          weight?: number;
+                        }
+                      | {
+                          /** @description Its content contains this. */
+                          contains?: string;
+                          /** @description Its content, without trailing newlines, is exactly this. */
+                          equals?: string;
+                          /** @description The file exists (default true); `false`: pass when it does not. */
+                          exists?: boolean;
+                          /** @description Compare `equals`, `contains` and `matches` ignoring case. */
+                          ignore_case?: boolean;
+                          /** @description The value `json_path` selects equals this JSON value. */
+                          json_equals?: unknown;
+                          /** @description The content is JSON and this JSONPath (`$.a.b[0]`) selects a value (the first, if several). */
+                          json_path?: string;
+                          /** @description Its content matches this regular expression (RE2 syntax). */
+                          matches?: string;
+                          /** @description A label for people, shown with the check’s result. */
+                          name?: string;
+                          /** @description The file (relative paths are in the VM user's home). */
+                          path: string;
+                          /** @description The reward the check earns when it passes (default 1). */
+                          score?: number;
+                          /**
+                           * @description `file`: a file in the VM.
+                           * @enum {string}
+                           */
+                          type: 'file';
+                          /** @description Its weight under `weighted` (default 1). */
+                          weight?: number;
+                        }
+                    )[];
+                    /**
+                     * @description `all` (default): the smallest reward; `any`: the largest; `weighted`: the mean weighted by `weight`.
+                     * @enum {unknown}
+                     */
+                    combine?: 'all' | 'any' | 'weighted';
+                  }
+              )
+            | null;
           /** @description What the demonstrator is asked to do. */
           instruction?: string;
+          /** @description Setup steps, run in order; the first that fails stops the setup. `null` removes it. */
+          setup?:
+            | (
+                | {
+                    /** @description An uploaded blob of the account (`POST /v1/blobs`), by its id. */
+                    blob?: string;
+                    /** @description Make the file executable (`chmod +x`). */
+                    executable?: boolean;
+                    /** @description Where to write it in the VM (relative paths are in the VM user's home); parents are created. */
+                    path: string;
+                    /** @description The SHA-256 the bytes must have (the file is removed and the step fails otherwise). */
+                    sha256?: string;
+                    /** @description The step's deadline in seconds (default 600); the whole setup's deadline bounds it too. */
+                    timeout_s?: number;
+                    /**
+                     * @description `download`: put a URL or an uploaded blob into the VM.
+                     * @enum {string}
+                     */
+                    type: 'download';
+                    /** @description An `http` or `https` URL, fetched by the control plane (not the VM) and streamed in. */
+                    url?: string;
+                  }
+                | {
+                    /** @description A shell command line, or argv (program and arguments). */
+                    command: string | string[];
+                    /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                    timeout_s?: number;
+                    /**
+                     * @description `launch`: start an app in the desktop session and wait for its window.
+                     * @enum {string}
+                     */
+                    type: 'launch';
+                    /** @description The window to wait for; default: any new top-level window. `false` returns once started. */
+                    wait_for?:
+                      | {
+                          /** @description The node's application (its window class on Linux). */
+                          app?: string;
+                          /** @description The node has (or has not) the keyboard focus. */
+                          focused?: boolean;
+                          /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                          ignore_case?: boolean;
+                          /** @description The node is named exactly this. */
+                          name?: string;
+                          /** @description The node's name contains this. */
+                          name_contains?: string;
+                          /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                          name_matches?: string;
+                          /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                          role?: string;
+                        }
+                      | false;
+                  }
+                | {
+                    /** @description The file (relative paths are in the VM user's home), or a URL. */
+                    path: string;
+                    /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                    timeout_s?: number;
+                    /**
+                     * @description `open`: open a file with its default app (`xdg-open` on Linux, `open` on macOS).
+                     * @enum {string}
+                     */
+                    type: 'open';
+                    /** @description The window to wait for; default: a window whose name contains the file's name. `false` does not wait. */
+                    wait_for?:
+                      | {
+                          /** @description The node's application (its window class on Linux). */
+                          app?: string;
+                          /** @description The node has (or has not) the keyboard focus. */
+                          focused?: boolean;
+                          /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                          ignore_case?: boolean;
+                          /** @description The node is named exactly this. */
+                          name?: string;
+                          /** @description The node's name contains this. */
+                          name_contains?: string;
+                          /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                          name_matches?: string;
+                          /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                          role?: string;
+                        }
+                      | false;
+                  }
+                | {
+                    /** @description Run it again until `expect` holds, at most this many times (default 1), within the deadline. */
+                    attempts?: number;
+                    /** @description A shell command line, or argv (program and arguments). */
+                    command: string | string[];
+                    /** @description What the command must do; by default, exit 0. */
+                    expect?: {
+                      /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                      exit_code?: number | null;
+                      /** @description Compare the stdout and stderr expectations ignoring case. */
+                      ignore_case?: boolean;
+                      /** @description Standard error contains this. */
+                      stderr_contains?: string;
+                      /** @description Standard output contains this. */
+                      stdout_contains?: string;
+                      /** @description Standard output, without its trailing newlines, is exactly this. */
+                      stdout_equals?: string;
+                      /** @description Standard output matches this regular expression (RE2 syntax). */
+                      stdout_matches?: string;
+                    };
+                    /** @description Pause between attempts (default 500). */
+                    interval_ms?: number;
+                    /** @description The step's deadline in seconds (default 120); the whole setup's deadline bounds it too. */
+                    timeout_s?: number;
+                    /**
+                     * @description `command`: run a command and check its result.
+                     * @enum {string}
+                     */
+                    type: 'command';
+                  }
+                | {
+                    /** @description How long. */
+                    seconds: number;
+                    /**
+                     * @description `sleep`: wait.
+                     * @enum {string}
+                     */
+                    type: 'sleep';
+                  }
+              )[]
+            | null;
           /** @description Shell script run before recording and before a replay. `null` removes it. */
           setup_script?: string | null;
         };
@@ -1577,9 +2932,118 @@ export interface operations {
             category: string | null;
             /** @description When the task was created. */
             created_at: string | null;
-            /** @description Shell script whose exit code 0 means success (reward 1). */
-            grader: string | null;
-            /** @description The task has a grader script (a replay reports a reward). */
+            /** @description A shell script whose exit code 0 means success (reward 1), or a grader of checks (docs/evaluation.md). */
+            grader:
+              | (
+                  | string
+                  | {
+                      /** @description The checks, evaluated in order (each is reported). */
+                      checks: (
+                        | {
+                            /** @description A shell command line, or argv (program and arguments). */
+                            command: string | string[];
+                            /** @description What the command must do; by default, exit 0. */
+                            expect?: {
+                              /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                              exit_code?: number | null;
+                              /** @description Compare the stdout and stderr expectations ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description Standard error contains this. */
+                              stderr_contains?: string;
+                              /** @description Standard output contains this. */
+                              stdout_contains?: string;
+                              /** @description Standard output, without its trailing newlines, is exactly this. */
+                              stdout_equals?: string;
+                              /** @description Standard output matches this regular expression (RE2 syntax). */
+                              stdout_matches?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward is the number on the last line of stdout (0 to 1) instead of `score`; `expect` must still hold. */
+                            reward_from_stdout?: boolean;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /** @description The command's deadline in seconds (default 120; a timeout fails the check). */
+                            timeout_s?: number;
+                            /**
+                             * @description `command`: run a command; its result decides.
+                             * @enum {string}
+                             */
+                            type: 'command';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Pass when no node matches (a window was closed) instead. */
+                            absent?: boolean;
+                            /** @description A node of the window tree. */
+                            match: {
+                              /** @description The node's application (its window class on Linux). */
+                              app?: string;
+                              /** @description The node has (or has not) the keyboard focus. */
+                              focused?: boolean;
+                              /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description The node is named exactly this. */
+                              name?: string;
+                              /** @description The node's name contains this. */
+                              name_contains?: string;
+                              /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                              name_matches?: string;
+                              /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                              role?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `window`: a node of the window tree.
+                             * @enum {string}
+                             */
+                            type: 'window';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Its content contains this. */
+                            contains?: string;
+                            /** @description Its content, without trailing newlines, is exactly this. */
+                            equals?: string;
+                            /** @description The file exists (default true); `false`: pass when it does not. */
+                            exists?: boolean;
+                            /** @description Compare `equals`, `contains` and `matches` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The value `json_path` selects equals this JSON value. */
+                            json_equals?: unknown;
+                            /** @description The content is JSON and this JSONPath (`$.a.b[0]`) selects a value (the first, if several). */
+                            json_path?: string;
+                            /** @description Its content matches this regular expression (RE2 syntax). */
+                            matches?: string;
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The file (relative paths are in the VM user's home). */
+                            path: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `file`: a file in the VM.
+                             * @enum {string}
+                             */
+                            type: 'file';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                      )[];
+                      /**
+                       * @description `all` (default): the smallest reward; `any`: the largest; `weighted`: the mean weighted by `weight`.
+                       * @enum {unknown}
+                       */
+                      combine?: 'all' | 'any' | 'weighted';
+                    }
+                )
+              | null;
+            /** @description The task has a grader (a replay reports a reward). */
             has_grader: boolean;
             /** @description The screen recording (MP4) of the session is finalized. */
             has_recording: boolean;
@@ -1591,6 +3055,129 @@ export interface operations {
             phase: string | null;
             /** @description Where to download the MP4 recording; null until finalized. */
             recording_url: string | null;
+            /** @description Setup steps run after the setup script (docs/evaluation.md); null when none. */
+            setup:
+              | (
+                  | {
+                      /** @description An uploaded blob of the account (`POST /v1/blobs`), by its id. */
+                      blob?: string;
+                      /** @description Make the file executable (`chmod +x`). */
+                      executable?: boolean;
+                      /** @description Where to write it in the VM (relative paths are in the VM user's home); parents are created. */
+                      path: string;
+                      /** @description The SHA-256 the bytes must have (the file is removed and the step fails otherwise). */
+                      sha256?: string;
+                      /** @description The step's deadline in seconds (default 600); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `download`: put a URL or an uploaded blob into the VM.
+                       * @enum {string}
+                       */
+                      type: 'download';
+                      /** @description An `http` or `https` URL, fetched by the control plane (not the VM) and streamed in. */
+                      url?: string;
+                    }
+                  | {
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `launch`: start an app in the desktop session and wait for its window.
+                       * @enum {string}
+                       */
+                      type: 'launch';
+                      /** @description The window to wait for; default: any new top-level window. `false` returns once started. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description The file (relative paths are in the VM user's home), or a URL. */
+                      path: string;
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `open`: open a file with its default app (`xdg-open` on Linux, `open` on macOS).
+                       * @enum {string}
+                       */
+                      type: 'open';
+                      /** @description The window to wait for; default: a window whose name contains the file's name. `false` does not wait. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description Run it again until `expect` holds, at most this many times (default 1), within the deadline. */
+                      attempts?: number;
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description What the command must do; by default, exit 0. */
+                      expect?: {
+                        /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                        exit_code?: number | null;
+                        /** @description Compare the stdout and stderr expectations ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description Standard error contains this. */
+                        stderr_contains?: string;
+                        /** @description Standard output contains this. */
+                        stdout_contains?: string;
+                        /** @description Standard output, without its trailing newlines, is exactly this. */
+                        stdout_equals?: string;
+                        /** @description Standard output matches this regular expression (RE2 syntax). */
+                        stdout_matches?: string;
+                      };
+                      /** @description Pause between attempts (default 500). */
+                      interval_ms?: number;
+                      /** @description The step's deadline in seconds (default 120); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `command`: run a command and check its result.
+                       * @enum {string}
+                       */
+                      type: 'command';
+                    }
+                  | {
+                      /** @description How long. */
+                      seconds: number;
+                      /**
+                       * @description `sleep`: wait.
+                       * @enum {string}
+                       */
+                      type: 'sleep';
+                    }
+                )[]
+              | null;
             /** @description Shell script run before recording and before a replay. */
             setup_script: string | null;
             /** @description Recorded actions in the trajectory. */
@@ -1657,6 +3244,20 @@ export interface operations {
       };
       /** @description Every error response. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -1857,6 +3458,39 @@ export interface operations {
           'application/json': {
             /** @description When the replay was started. */
             created_at: string | null;
+            /** @description Each check of the grader and how it went, once completed; null without a grader. */
+            grade: {
+              /** @description Each check, in order. */
+              checks: {
+                /** @description `command`: the exit code. */
+                exit_code?: number;
+                /** @description Position of the check, from 0. */
+                index: number;
+                /** @description Why it passed or failed, for people. */
+                message: string;
+                /** @description The check’s label, if it has one. */
+                name?: string;
+                /** @description Whether it passed. */
+                passed: boolean;
+                /** @description What it earned (0 to 1). */
+                reward: number;
+                /** @description `command`: the end of its stdout (at most 2 KiB). */
+                stdout?: string;
+                /** @description The check kind. */
+                type: string;
+                /** @description Its weight (under `weighted`). */
+                weight: number;
+              }[];
+              /**
+               * @description How the checks were combined.
+               * @enum {unknown}
+               */
+              combine: 'all' | 'any' | 'weighted';
+              /** @description How long grading took. */
+              duration_ms: number;
+              /** @description The reward, in [0, 1]. */
+              reward: number;
+            } | null;
             /** @description The replay id (`rp-` and 32 hex digits). */
             id: string;
             /** @description Why the replay failed, for people. */
@@ -2296,6 +3930,39 @@ export interface operations {
           'application/json': {
             /** @description When the replay was started. */
             created_at: string | null;
+            /** @description Each check of the grader and how it went, once completed; null without a grader. */
+            grade: {
+              /** @description Each check, in order. */
+              checks: {
+                /** @description `command`: the exit code. */
+                exit_code?: number;
+                /** @description Position of the check, from 0. */
+                index: number;
+                /** @description Why it passed or failed, for people. */
+                message: string;
+                /** @description The check’s label, if it has one. */
+                name?: string;
+                /** @description Whether it passed. */
+                passed: boolean;
+                /** @description What it earned (0 to 1). */
+                reward: number;
+                /** @description `command`: the end of its stdout (at most 2 KiB). */
+                stdout?: string;
+                /** @description The check kind. */
+                type: string;
+                /** @description Its weight (under `weighted`). */
+                weight: number;
+              }[];
+              /**
+               * @description How the checks were combined.
+               * @enum {unknown}
+               */
+              combine: 'all' | 'any' | 'weighted';
+              /** @description How long grading took. */
+              duration_ms: number;
+              /** @description The reward, in [0, 1]. */
+              reward: number;
+            } | null;
             /** @description The replay id (`rp-` and 32 hex digits). */
             id: string;
             /** @description Why the replay failed, for people. */
@@ -3235,6 +4902,8 @@ export interface operations {
             end_at: string | null;
             /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
+            /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
+            host: string | null;
             /**
              * Format: date-time
              * @description Last request, SSH or VNC activity on the sandbox; null before any.
@@ -3255,6 +4924,11 @@ export interface operations {
              * @enum {unknown}
              */
             state: 'pending' | 'booting' | 'running' | 'completing' | 'failed' | 'deleting';
+            /**
+             * @description The platform: `macos`, the only one.
+             * @enum {string}
+             */
+            type: 'macos';
             /** @description The VM's address on its Mac's private network. */
             vm_ip: string;
             /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
@@ -3311,6 +4985,8 @@ export interface operations {
           disk_gib?: number;
           /** @description true: destroyed after about 2 minutes without activity. Default false. */
           ephemeral?: boolean;
+          /** @description Pins the sandbox to one Mac of the reservation: its Mini name or IP. A Mac outside it answers 422 `host_not_reserved`; with `pool` it is 400. */
+          host?: string;
           /**
            * @description With pool: the Mac model (default m4); its Rate gives the price.
            * @enum {unknown}
@@ -3324,6 +5000,11 @@ export interface operations {
           reservation_id?: string;
           /** @description Snapshot version to restore. */
           snapshot?: string;
+          /**
+           * @description The platform: `macos` (the default, and the only one sandbay runs). Any other type answers 501 `sandbox_type_not_supported`.
+           * @enum {string}
+           */
+          type?: 'macos';
         };
       };
     };
@@ -3354,6 +5035,8 @@ export interface operations {
             end_at: string | null;
             /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
+            /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
+            host: string | null;
             /** @description Memory of the VM, GiB. */
             memory_gib: number;
             /** @description true for a pool sandbox (outside reservations). */
@@ -3364,6 +5047,11 @@ export interface operations {
             sandbox_id: string;
             /** @description Path of the SSH WebSocket. */
             ssh_url: string;
+            /**
+             * @description The platform: `macos`, the only one.
+             * @enum {string}
+             */
+            type: 'macos';
             /** @description The VM's address on its Mac's private network. */
             vm_ip: string;
             /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
@@ -3469,6 +5157,31 @@ export interface operations {
           };
         };
       };
+      /** @description Default Response */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The refused action, e.g. `POST /v1/sandboxes`. */
+            action: string;
+            /**
+             * @description The error code (docs/api.md).
+             * @enum {string}
+             */
+            code: 'sandbox_type_not_supported';
+            /** @description The use.computer gateway's sentence, `not supported on <platform> sandbox` (e.g. `not supported on iOS sandbox`, which its SDK turns into PlatformNotSupportedError). */
+            error: string;
+            /** @description What to do instead. */
+            hint: string;
+            /** @description A sentence for people. */
+            message: string;
+            /** @description The type asked for. */
+            sandbox_type: string;
+          };
+        };
+      };
       /** @description Every error response. */
       502: {
         headers: {
@@ -3551,6 +5264,8 @@ export interface operations {
             end_at: string | null;
             /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
+            /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
+            host: string | null;
             /**
              * Format: date-time
              * @description Last request, SSH or VNC activity on the sandbox; null before any.
@@ -3571,6 +5286,11 @@ export interface operations {
              * @enum {unknown}
              */
             state: 'pending' | 'booting' | 'running' | 'completing' | 'failed' | 'deleting';
+            /**
+             * @description The platform: `macos`, the only one.
+             * @enum {string}
+             */
+            type: 'macos';
             /** @description The VM's address on its Mac's private network. */
             vm_ip: string;
             /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
@@ -4338,9 +6058,118 @@ export interface operations {
             category: string | null;
             /** @description When the task was created. */
             created_at: string | null;
-            /** @description Shell script whose exit code 0 means success (reward 1). */
-            grader: string | null;
-            /** @description The task has a grader script (a replay reports a reward). */
+            /** @description A shell script whose exit code 0 means success (reward 1), or a grader of checks (docs/evaluation.md). */
+            grader:
+              | (
+                  | string
+                  | {
+                      /** @description The checks, evaluated in order (each is reported). */
+                      checks: (
+                        | {
+                            /** @description A shell command line, or argv (program and arguments). */
+                            command: string | string[];
+                            /** @description What the command must do; by default, exit 0. */
+                            expect?: {
+                              /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                              exit_code?: number | null;
+                              /** @description Compare the stdout and stderr expectations ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description Standard error contains this. */
+                              stderr_contains?: string;
+                              /** @description Standard output contains this. */
+                              stdout_contains?: string;
+                              /** @description Standard output, without its trailing newlines, is exactly this. */
+                              stdout_equals?: string;
+                              /** @description Standard output matches this regular expression (RE2 syntax). */
+                              stdout_matches?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward is the number on the last line of stdout (0 to 1) instead of `score`; `expect` must still hold. */
+                            reward_from_stdout?: boolean;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /** @description The command's deadline in seconds (default 120; a timeout fails the check). */
+                            timeout_s?: number;
+                            /**
+                             * @description `command`: run a command; its result decides.
+                             * @enum {string}
+                             */
+                            type: 'command';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Pass when no node matches (a window was closed) instead. */
+                            absent?: boolean;
+                            /** @description A node of the window tree. */
+                            match: {
+                              /** @description The node's application (its window class on Linux). */
+                              app?: string;
+                              /** @description The node has (or has not) the keyboard focus. */
+                              focused?: boolean;
+                              /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description The node is named exactly this. */
+                              name?: string;
+                              /** @description The node's name contains this. */
+                              name_contains?: string;
+                              /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                              name_matches?: string;
+                              /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                              role?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `window`: a node of the window tree.
+                             * @enum {string}
+                             */
+                            type: 'window';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Its content contains this. */
+                            contains?: string;
+                            /** @description Its content, without trailing newlines, is exactly this. */
+                            equals?: string;
+                            /** @description The file exists (default true); `false`: pass when it does not. */
+                            exists?: boolean;
+                            /** @description Compare `equals`, `contains` and `matches` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The value `json_path` selects equals this JSON value. */
+                            json_equals?: unknown;
+                            /** @description The content is JSON and this JSONPath (`$.a.b[0]`) selects a value (the first, if several). */
+                            json_path?: string;
+                            /** @description Its content matches this regular expression (RE2 syntax). */
+                            matches?: string;
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The file (relative paths are in the VM user's home). */
+                            path: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `file`: a file in the VM.
+                             * @enum {string}
+                             */
+                            type: 'file';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                      )[];
+                      /**
+                       * @description `all` (default): the smallest reward; `any`: the largest; `weighted`: the mean weighted by `weight`.
+                       * @enum {unknown}
+                       */
+                      combine?: 'all' | 'any' | 'weighted';
+                    }
+                )
+              | null;
+            /** @description The task has a grader (a replay reports a reward). */
             has_grader: boolean;
             /** @description The screen recording (MP4) of the session is finalized. */
             has_recording: boolean;
@@ -4352,6 +6181,129 @@ export interface operations {
             phase: string | null;
             /** @description Where to download the MP4 recording; null until finalized. */
             recording_url: string | null;
+            /** @description Setup steps run after the setup script (docs/evaluation.md); null when none. */
+            setup:
+              | (
+                  | {
+                      /** @description An uploaded blob of the account (`POST /v1/blobs`), by its id. */
+                      blob?: string;
+                      /** @description Make the file executable (`chmod +x`). */
+                      executable?: boolean;
+                      /** @description Where to write it in the VM (relative paths are in the VM user's home); parents are created. */
+                      path: string;
+                      /** @description The SHA-256 the bytes must have (the file is removed and the step fails otherwise). */
+                      sha256?: string;
+                      /** @description The step's deadline in seconds (default 600); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `download`: put a URL or an uploaded blob into the VM.
+                       * @enum {string}
+                       */
+                      type: 'download';
+                      /** @description An `http` or `https` URL, fetched by the control plane (not the VM) and streamed in. */
+                      url?: string;
+                    }
+                  | {
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `launch`: start an app in the desktop session and wait for its window.
+                       * @enum {string}
+                       */
+                      type: 'launch';
+                      /** @description The window to wait for; default: any new top-level window. `false` returns once started. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description The file (relative paths are in the VM user's home), or a URL. */
+                      path: string;
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `open`: open a file with its default app (`xdg-open` on Linux, `open` on macOS).
+                       * @enum {string}
+                       */
+                      type: 'open';
+                      /** @description The window to wait for; default: a window whose name contains the file's name. `false` does not wait. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description Run it again until `expect` holds, at most this many times (default 1), within the deadline. */
+                      attempts?: number;
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description What the command must do; by default, exit 0. */
+                      expect?: {
+                        /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                        exit_code?: number | null;
+                        /** @description Compare the stdout and stderr expectations ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description Standard error contains this. */
+                        stderr_contains?: string;
+                        /** @description Standard output contains this. */
+                        stdout_contains?: string;
+                        /** @description Standard output, without its trailing newlines, is exactly this. */
+                        stdout_equals?: string;
+                        /** @description Standard output matches this regular expression (RE2 syntax). */
+                        stdout_matches?: string;
+                      };
+                      /** @description Pause between attempts (default 500). */
+                      interval_ms?: number;
+                      /** @description The step's deadline in seconds (default 120); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `command`: run a command and check its result.
+                       * @enum {string}
+                       */
+                      type: 'command';
+                    }
+                  | {
+                      /** @description How long. */
+                      seconds: number;
+                      /**
+                       * @description `sleep`: wait.
+                       * @enum {string}
+                       */
+                      type: 'sleep';
+                    }
+                )[]
+              | null;
             /** @description Shell script run before recording and before a replay. */
             setup_script: string | null;
             /** @description Recorded actions in the trajectory. */
@@ -4418,6 +6370,306 @@ export interface operations {
       };
       /** @description Every error response. */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  cuaCommand: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    /** @description One message of Cua's protocol. */
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A Cua command (`screenshot`, `left_click`, …) or one of its aliases. */
+          command: string;
+          /** @description The command's parameters. */
+          params?: {
+            [key: string]: unknown;
+          };
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description `data: {"success": true, …}` (or `false` with `error` and `code`): Cua's answer envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Cua's sentence: `Unknown command: X. Did you mean: …?` */
+            detail?: string;
+            /** @description A stable error code: `cua_unknown_command`, `invalid_request`, … */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  cuaCommands: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Alias → command. */
+            aliases: {
+              [key: string]: string;
+            };
+            /** @description Every command served, by name. */
+            commands: {
+              [key: string]: {
+                /** @description Other names of it. */
+                aliases?: string[];
+                /** @description Its parameters. */
+                params: {
+                  /** @description Always null (defaults are in docs/api.md). */
+                  default: null;
+                  /** @description The parameter. */
+                  name: string;
+                  /** @description true when the command needs it. */
+                  required: boolean;
+                }[];
+              };
+            };
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  connectCua: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Switching Protocols: JSON messages follow. */
+      101: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      426: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -4548,7 +6800,10 @@ export interface operations {
   };
   listWindows: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description 1 or true: answer `{available, tree, error}`, with `available: false` instead of an error when the VM cannot give the tree. */
+        best_effort?: '1' | 'true' | '0' | 'false';
+      };
       header?: never;
       path: {
         /** @description The sandbox id (`sb-` and 32 hex digits). */
@@ -4564,35 +6819,68 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            /** @description The windows at the top, their accessibility children below them. */
-            windows: ({
-              /** @description The application it belongs to. */
-              app?: string;
-              /** @description Child nodes, same shape. */
-              children?: unknown[];
-              /** @description true for the focused window or element. */
-              focused?: boolean;
-              /** @description Height, in points. */
-              height: number;
-              /** @description Window id or accessibility path. */
-              id?: string;
-              /** @description Title or accessible name. */
-              name: string;
-              /** @description Process id of that application. */
-              pid?: number;
-              /** @description Accessibility role, e.g. `window`, `button`. */
-              role: string;
-              /** @description Width, in points. */
-              width: number;
-              /** @description Left edge, in points. */
-              x: number;
-              /** @description Top edge, in points. */
-              y: number;
-            } & {
-              [key: string]: unknown;
-            })[];
-          };
+          'application/json':
+            | ({
+                /** @description The application it belongs to. */
+                app?: string;
+                /** @description Child nodes, same shape. */
+                children?: unknown[];
+                /** @description true for the focused window or element. */
+                focused?: boolean;
+                /** @description Height, in points. */
+                height: number;
+                /** @description Window id or accessibility path. */
+                id?: string;
+                /** @description Title or accessible name. */
+                name: string;
+                /** @description Process id of that application. */
+                pid?: number;
+                /** @description Accessibility role, e.g. `window`, `button`. */
+                role: string;
+                /** @description Width, in points. */
+                width: number;
+                /** @description Left edge, in points. */
+                x: number;
+                /** @description Top edge, in points. */
+                y: number;
+              } & {
+                [key: string]: unknown;
+              })[]
+            | {
+                /** @description true when the tree was read; false with `error` otherwise. */
+                available: boolean;
+                /** @description Why the tree is not available (`<code>: <message>`); empty when it is. */
+                error: string;
+                /** @description The windows, exactly as without `best_effort`; null when not available. */
+                tree:
+                  | ({
+                      /** @description The application it belongs to. */
+                      app?: string;
+                      /** @description Child nodes, same shape. */
+                      children?: unknown[];
+                      /** @description true for the focused window or element. */
+                      focused?: boolean;
+                      /** @description Height, in points. */
+                      height: number;
+                      /** @description Window id or accessibility path. */
+                      id?: string;
+                      /** @description Title or accessible name. */
+                      name: string;
+                      /** @description Process id of that application. */
+                      pid?: number;
+                      /** @description Accessibility role, e.g. `window`, `button`. */
+                      role: string;
+                      /** @description Width, in points. */
+                      width: number;
+                      /** @description Left edge, in points. */
+                      x: number;
+                      /** @description Top edge, in points. */
+                      y: number;
+                    } & {
+                      [key: string]: unknown;
+                    })[]
+                  | null;
+              };
         };
       };
       /** @description Every error response. */
@@ -4706,6 +6994,134 @@ export interface operations {
            * @default 120
            */
           timeout: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Exit status; 124 when the timeout killed it. */
+            return_code: number;
+            /** @description The command's standard error (UTF-8). */
+            stderr: string;
+            /** @description The command's standard output (UTF-8). */
+            stdout: string;
+            /** @description true when the timeout killed the command. */
+            timed_out: boolean;
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  execAxCommand: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A shell command line, run by the VM user's shell. */
+          command: string;
+          /**
+           * @description Seconds before the command is killed (return_code 124, timed_out true).
+           * @default 120
+           */
+          timeout?: number;
         };
       };
     };
@@ -5208,6 +7624,307 @@ export interface operations {
       };
       /** @description Every error response. */
       502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  gradeSandbox: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description At most 255 bytes. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    /** @description Exactly one of `grader` and `task_id`. */
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A shell script (exit 0 → reward 1) or a grader of checks. */
+          grader?:
+            | string
+            | {
+                /** @description The checks, evaluated in order (each is reported). */
+                checks: (
+                  | {
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description What the command must do; by default, exit 0. */
+                      expect?: {
+                        /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                        exit_code?: number | null;
+                        /** @description Compare the stdout and stderr expectations ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description Standard error contains this. */
+                        stderr_contains?: string;
+                        /** @description Standard output contains this. */
+                        stdout_contains?: string;
+                        /** @description Standard output, without its trailing newlines, is exactly this. */
+                        stdout_equals?: string;
+                        /** @description Standard output matches this regular expression (RE2 syntax). */
+                        stdout_matches?: string;
+                      };
+                      /** @description A label for people, shown with the check’s result. */
+                      name?: string;
+                      /** @description The reward is the number on the last line of stdout (0 to 1) instead of `score`; `expect` must still hold. */
+                      reward_from_stdout?: boolean;
+                      /** @description The reward the check earns when it passes (default 1). */
+                      score?: number;
+                      /** @description The command's deadline in seconds (default 120; a timeout fails the check). */
+                      timeout_s?: number;
+                      /**
+                       * @description `command`: run a command; its result decides.
+                       * @enum {string}
+                       */
+                      type: 'command';
+                      /** @description Its weight under `weighted` (default 1). */
+                      weight?: number;
+                    }
+                  | {
+                      /** @description Pass when no node matches (a window was closed) instead. */
+                      absent?: boolean;
+                      /** @description A node of the window tree. */
+                      match: {
+                        /** @description The node's application (its window class on Linux). */
+                        app?: string;
+                        /** @description The node has (or has not) the keyboard focus. */
+                        focused?: boolean;
+                        /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description The node is named exactly this. */
+                        name?: string;
+                        /** @description The node's name contains this. */
+                        name_contains?: string;
+                        /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                        name_matches?: string;
+                        /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                        role?: string;
+                      };
+                      /** @description A label for people, shown with the check’s result. */
+                      name?: string;
+                      /** @description The reward the check earns when it passes (default 1). */
+                      score?: number;
+                      /**
+                       * @description `window`: a node of the window tree.
+                       * @enum {string}
+                       */
+                      type: 'window';
+                      /** @description Its weight under `weighted` (default 1). */
+                      weight?: number;
+                    }
+                  | {
+                      /** @description Its content contains this. */
+                      contains?: string;
+                      /** @description Its content, without trailing newlines, is exactly this. */
+                      equals?: string;
+                      /** @description The file exists (default true); `false`: pass when it does not. */
+                      exists?: boolean;
+                      /** @description Compare `equals`, `contains` and `matches` ignoring case. */
+                      ignore_case?: boolean;
+                      /** @description The value `json_path` selects equals this JSON value. */
+                      json_equals?: unknown;
+                      /** @description The content is JSON and this JSONPath (`$.a.b[0]`) selects a value (the first, if several). */
+                      json_path?: string;
+                      /** @description Its content matches this regular expression (RE2 syntax). */
+                      matches?: string;
+                      /** @description A label for people, shown with the check’s result. */
+                      name?: string;
+                      /** @description The file (relative paths are in the VM user's home). */
+                      path: string;
+                      /** @description The reward the check earns when it passes (default 1). */
+                      score?: number;
+                      /**
+                       * @description `file`: a file in the VM.
+                       * @enum {string}
+                       */
+                      type: 'file';
+                      /** @description Its weight under `weighted` (default 1). */
+                      weight?: number;
+                    }
+                )[];
+                /**
+                 * @description `all` (default): the smallest reward; `any`: the largest; `weighted`: the mean weighted by `weight`.
+                 * @enum {unknown}
+                 */
+                combine?: 'all' | 'any' | 'weighted';
+              };
+          /** @description A task of the account (account key): its setup (script, then steps) or its grader. */
+          task_id?: string;
+          /** @description The deadline of the whole grading, in seconds (default 600, at most 3600). */
+          timeout_s?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Each check, in order. */
+            checks: {
+              /** @description `command`: the exit code. */
+              exit_code?: number;
+              /** @description Position of the check, from 0. */
+              index: number;
+              /** @description Why it passed or failed, for people. */
+              message: string;
+              /** @description The check’s label, if it has one. */
+              name?: string;
+              /** @description Whether it passed. */
+              passed: boolean;
+              /** @description What it earned (0 to 1). */
+              reward: number;
+              /** @description `command`: the end of its stdout (at most 2 KiB). */
+              stdout?: string;
+              /** @description The check kind. */
+              type: string;
+              /** @description Its weight (under `weighted`). */
+              weight: number;
+            }[];
+            /**
+             * @description How the checks were combined.
+             * @enum {unknown}
+             */
+            combine: 'all' | 'any' | 'weighted';
+            /** @description How long grading took. */
+            duration_ms: number;
+            /** @description The reward, in [0, 1]. */
+            reward: number;
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
         headers: {
           [name: string]: unknown;
         };
@@ -6314,10 +9031,16 @@ export interface operations {
             bytes?: number;
             /** @description Length of the recorded video in seconds. */
             duration_s?: number;
+            /** @description The same as `bytes`; 0 until the MP4 is complete. */
+            file_size: number;
+            /** @description The name of the MP4 that `download` answers: `<id>.mp4`. */
+            filename: string;
             /** @description The recording id (names it in stop, info, delete and download). */
             id: string;
             /** @description The name given at start (a generated one when none was given). */
             name: string;
+            /** @description The same as `id` (the use.computer client reads either). */
+            recording_id: string;
             /**
              * Format: date-time
              * @description When the recording started.
@@ -6328,6 +9051,11 @@ export interface operations {
              * @enum {unknown}
              */
             state: 'recording' | 'stopped' | 'failed';
+            /**
+             * @description The same as `state`.
+             * @enum {unknown}
+             */
+            status: 'recording' | 'stopped' | 'failed';
             /**
              * Format: date-time
              * @description When it stopped; absent while it runs.
@@ -6452,10 +9180,16 @@ export interface operations {
             bytes?: number;
             /** @description Length of the recorded video in seconds. */
             duration_s?: number;
+            /** @description The same as `bytes`; 0 until the MP4 is complete. */
+            file_size: number;
+            /** @description The name of the MP4 that `download` answers: `<id>.mp4`. */
+            filename: string;
             /** @description The recording id (names it in stop, info, delete and download). */
             id: string;
             /** @description The name given at start (a generated one when none was given). */
             name: string;
+            /** @description The same as `id` (the use.computer client reads either). */
+            recording_id: string;
             /**
              * Format: date-time
              * @description When the recording started.
@@ -6466,6 +9200,11 @@ export interface operations {
              * @enum {unknown}
              */
             state: 'recording' | 'stopped' | 'failed';
+            /**
+             * @description The same as `state`.
+             * @enum {unknown}
+             */
+            status: 'recording' | 'stopped' | 'failed';
             /**
              * Format: date-time
              * @description When it stopped; absent while it runs.
@@ -6583,10 +9322,16 @@ export interface operations {
             bytes?: number;
             /** @description Length of the recorded video in seconds. */
             duration_s?: number;
+            /** @description The same as `bytes`; 0 until the MP4 is complete. */
+            file_size: number;
+            /** @description The name of the MP4 that `download` answers: `<id>.mp4`. */
+            filename: string;
             /** @description The recording id (names it in stop, info, delete and download). */
             id: string;
             /** @description The name given at start (a generated one when none was given). */
             name: string;
+            /** @description The same as `id` (the use.computer client reads either). */
+            recording_id: string;
             /**
              * Format: date-time
              * @description When the recording started.
@@ -6597,6 +9342,11 @@ export interface operations {
              * @enum {unknown}
              */
             state: 'recording' | 'stopped' | 'failed';
+            /**
+             * @description The same as `state`.
+             * @enum {unknown}
+             */
+            status: 'recording' | 'stopped' | 'failed';
             /**
              * Format: date-time
              * @description When it stopped; absent while it runs.
@@ -6716,10 +9466,16 @@ export interface operations {
             bytes?: number;
             /** @description Length of the recorded video in seconds. */
             duration_s?: number;
+            /** @description The same as `bytes`; 0 until the MP4 is complete. */
+            file_size: number;
+            /** @description The name of the MP4 that `download` answers: `<id>.mp4`. */
+            filename: string;
             /** @description The recording id (names it in stop, info, delete and download). */
             id: string;
             /** @description The name given at start (a generated one when none was given). */
             name: string;
+            /** @description The same as `id` (the use.computer client reads either). */
+            recording_id: string;
             /**
              * Format: date-time
              * @description When the recording started.
@@ -6730,6 +9486,11 @@ export interface operations {
              * @enum {unknown}
              */
             state: 'recording' | 'stopped' | 'failed';
+            /**
+             * @description The same as `state`.
+             * @enum {unknown}
+             */
+            status: 'recording' | 'stopped' | 'failed';
             /**
              * Format: date-time
              * @description When it stopped; absent while it runs.
@@ -7353,6 +10114,325 @@ export interface operations {
       };
       /** @description Every error response. */
       502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  setupSandbox: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description At most 255 bytes. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    /** @description Exactly one of `steps` and `task_id`. */
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Setup steps, run in order; the first that fails stops the setup. */
+          steps?: (
+            | {
+                /** @description An uploaded blob of the account (`POST /v1/blobs`), by its id. */
+                blob?: string;
+                /** @description Make the file executable (`chmod +x`). */
+                executable?: boolean;
+                /** @description Where to write it in the VM (relative paths are in the VM user's home); parents are created. */
+                path: string;
+                /** @description The SHA-256 the bytes must have (the file is removed and the step fails otherwise). */
+                sha256?: string;
+                /** @description The step's deadline in seconds (default 600); the whole setup's deadline bounds it too. */
+                timeout_s?: number;
+                /**
+                 * @description `download`: put a URL or an uploaded blob into the VM.
+                 * @enum {string}
+                 */
+                type: 'download';
+                /** @description An `http` or `https` URL, fetched by the control plane (not the VM) and streamed in. */
+                url?: string;
+              }
+            | {
+                /** @description A shell command line, or argv (program and arguments). */
+                command: string | string[];
+                /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                timeout_s?: number;
+                /**
+                 * @description `launch`: start an app in the desktop session and wait for its window.
+                 * @enum {string}
+                 */
+                type: 'launch';
+                /** @description The window to wait for; default: any new top-level window. `false` returns once started. */
+                wait_for?:
+                  | {
+                      /** @description The node's application (its window class on Linux). */
+                      app?: string;
+                      /** @description The node has (or has not) the keyboard focus. */
+                      focused?: boolean;
+                      /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                      ignore_case?: boolean;
+                      /** @description The node is named exactly this. */
+                      name?: string;
+                      /** @description The node's name contains this. */
+                      name_contains?: string;
+                      /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                      name_matches?: string;
+                      /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                      role?: string;
+                    }
+                  | false;
+              }
+            | {
+                /** @description The file (relative paths are in the VM user's home), or a URL. */
+                path: string;
+                /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                timeout_s?: number;
+                /**
+                 * @description `open`: open a file with its default app (`xdg-open` on Linux, `open` on macOS).
+                 * @enum {string}
+                 */
+                type: 'open';
+                /** @description The window to wait for; default: a window whose name contains the file's name. `false` does not wait. */
+                wait_for?:
+                  | {
+                      /** @description The node's application (its window class on Linux). */
+                      app?: string;
+                      /** @description The node has (or has not) the keyboard focus. */
+                      focused?: boolean;
+                      /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                      ignore_case?: boolean;
+                      /** @description The node is named exactly this. */
+                      name?: string;
+                      /** @description The node's name contains this. */
+                      name_contains?: string;
+                      /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                      name_matches?: string;
+                      /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                      role?: string;
+                    }
+                  | false;
+              }
+            | {
+                /** @description Run it again until `expect` holds, at most this many times (default 1), within the deadline. */
+                attempts?: number;
+                /** @description A shell command line, or argv (program and arguments). */
+                command: string | string[];
+                /** @description What the command must do; by default, exit 0. */
+                expect?: {
+                  /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                  exit_code?: number | null;
+                  /** @description Compare the stdout and stderr expectations ignoring case. */
+                  ignore_case?: boolean;
+                  /** @description Standard error contains this. */
+                  stderr_contains?: string;
+                  /** @description Standard output contains this. */
+                  stdout_contains?: string;
+                  /** @description Standard output, without its trailing newlines, is exactly this. */
+                  stdout_equals?: string;
+                  /** @description Standard output matches this regular expression (RE2 syntax). */
+                  stdout_matches?: string;
+                };
+                /** @description Pause between attempts (default 500). */
+                interval_ms?: number;
+                /** @description The step's deadline in seconds (default 120); the whole setup's deadline bounds it too. */
+                timeout_s?: number;
+                /**
+                 * @description `command`: run a command and check its result.
+                 * @enum {string}
+                 */
+                type: 'command';
+              }
+            | {
+                /** @description How long. */
+                seconds: number;
+                /**
+                 * @description `sleep`: wait.
+                 * @enum {string}
+                 */
+                type: 'sleep';
+              }
+          )[];
+          /** @description A task of the account (account key): its setup (script, then steps) or its grader. */
+          task_id?: string;
+          /** @description The deadline of the whole setup, in seconds (default 600, at most 3600). */
+          timeout_s?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description How long the setup took. */
+            duration_ms: number;
+            /** @description The index of the step that failed; null when none did. */
+            failed_step: number | null;
+            /** @description What happened (which step failed and why), for people. */
+            message: string;
+            /**
+             * @description `completed` when every step succeeded.
+             * @enum {unknown}
+             */
+            status: 'completed' | 'failed';
+            /** @description Each step, in order. */
+            steps: {
+              /** @description `command`: how many times it ran. */
+              attempts?: number;
+              /** @description `download`: bytes written. */
+              bytes?: number;
+              /** @description How long it took. */
+              duration_ms: number;
+              /** @description `command`: the exit code of its last run. */
+              exit_code?: number;
+              /** @description Position of the step, from 0. */
+              index: number;
+              /** @description What happened, for people (why it failed). */
+              message?: string;
+              /**
+               * @description `ok`, `failed` (the setup stops here) or `skipped` (not reached).
+               * @enum {unknown}
+               */
+              status: 'ok' | 'failed' | 'skipped';
+              /** @description The step kind. */
+              type: string;
+              /** @description `launch`, `open`: the name of the window that was waited for. */
+              window?: string;
+            }[];
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      503: {
         headers: {
           [name: string]: unknown;
         };

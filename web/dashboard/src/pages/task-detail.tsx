@@ -1,6 +1,6 @@
 // One task: its steps with screenshots, edit, download, the recording, replays, and the collector.
 import { useEffect, useState } from 'preact/hooks';
-import type { Replay, SandboxInfo, Task } from '../../../../sdk/typescript/src/index.ts';
+import type { Grader, Replay, SandboxInfo, Task } from '../../../../sdk/typescript/src/index.ts';
 import { client, messageOf, when } from '../api.ts';
 import { Link } from '../router.tsx';
 import { ErrorNote, Show, useLoad, useSubmit } from '../ui.tsx';
@@ -287,11 +287,14 @@ function Replays(props: { task: Task }) {
 
 function Edit(props: { task: Task; onSaved: () => void }) {
   const t = props.task;
+  // A grader of checks (docs/evaluation.md) is edited as its JSON; a script as it is.
+  const graderText =
+    t.grader === null ? '' : typeof t.grader === 'string' ? t.grader : JSON.stringify(t.grader, null, 2);
   const [v, setV] = useState({
     instruction: t.instruction,
     category: t.category ?? '',
     setup: t.setup_script ?? '',
-    grader: t.grader ?? '',
+    grader: graderText,
   });
   const [{ busy, error }, submit] = useSubmit();
   const [saved, setSaved] = useState(false);
@@ -308,7 +311,7 @@ function Edit(props: { task: Task; onSaved: () => void }) {
               instruction: v.instruction,
               category: v.category.trim() === '' ? null : v.category.trim(),
               setup_script: v.setup.trim() === '' ? null : v.setup,
-              grader: v.grader.trim() === '' ? null : v.grader,
+              ...(v.grader !== graderText && { grader: graderOf(v.grader) }),
             });
             setSaved(true);
             props.onSaved();
@@ -332,4 +335,18 @@ function Edit(props: { task: Task; onSaved: () => void }) {
       </form>
     </details>
   );
+}
+
+/** The grader field's text as the API takes it: empty removes it, a JSON object is a grader of checks. */
+function graderOf(text: string): Grader | null {
+  if (text.trim() === '') return null;
+  if (text.trim().startsWith('{')) {
+    try {
+      // The API checks it and answers 400 `invalid_grader`, naming what is wrong.
+      return JSON.parse(text) as Grader;
+    } catch {
+      // Not JSON: a script that starts with `{` (a shell group).
+    }
+  }
+  return text;
 }
