@@ -13,6 +13,10 @@ import type { Driver, Host } from '../hosts/driver.ts';
 import { writeCredentials } from '../hosts/tart/credentials.ts';
 import { createTartDriver } from '../hosts/tart/index.ts';
 import { shellQuote } from '../hosts/linux/ssh-client.ts';
+import { withDeadlines } from '../hosts/guest-deadlines.ts';
+import { run } from '../hosts/linux/runner.ts';
+import { waitFor } from './support/wait.ts';
+import { sshdStopped, stopOwnSshdIn } from './support/hostile-probes.ts';
 import { downAll, upMacs, type EmulatedMac } from './support/emulated-mac/macs.ts';
 import { onMac, onMacOk, runByHand } from './support/emulated-mac/operator-shell.ts';
 
@@ -125,4 +129,28 @@ describe("the driver's VMs of two tenants on one Mac", () => {
     expect(ps).not.toContain(join(mac.dir, 'ssh', 'sshd_config'));
     expect(ps).not.toMatch(/vitest/);
   });
+
+  it("ends a call on a VM whose sshd session stopped answering within its deadline; the neighbour's calls go on", async () => {
+    // The tenant stops the guest's sshd processes that serve the driver's connection (its own uid).
+    const uid = (await tenant('a', 'id -u')).trim();
+    expect(await tenant('a', stopOwnSshdIn(1))).toBe('armed\n');
+    // The emulated guest's processes are this machine's: ps sees them (as the Mac's hypervisor would).
+    const ps = async () => (await run('ps', ['-o', 'stat=,args=', '-u', uid])).stdout.trim().split('\n');
+    await waitFor(async () => sshdStopped(await ps()), 'its sshd sessions stopped', 30_000);
+    const a = withDeadlines(host.guest('a'));
+    const started = performance.now();
+    const held = a.exec('echo never', { timeoutMs: 1_000 }).then(
+      () => 'answered',
+      (e: unknown) => e,
+    );
+    let heldDone = false;
+    void held.then(() => (heldDone = true));
+    expect((await withDeadlines(host.guest('b')).exec('echo neighbour')).stdout).toBe('neighbour\n');
+    expect(heldDone).toBe(false);
+    // The exec's deadline: its timeout and 15 s of grace; then the guest drops its connections.
+    expect(await held).toMatchObject({ code: 'timeout' });
+    expect(performance.now() - started).toBeLessThan(1_000 + 15_000 + 5_000);
+    // The stopped session is the tenant's own: the next call opens a new connection and works.
+    expect((await a.exec('echo back')).stdout).toBe('back\n');
+  }, 90_000);
 });

@@ -179,6 +179,14 @@ export class TartGuest implements Guest {
     return this.#lastActivity;
   }
 
+  /**
+   * A call outlived its deadline (hosts/guest-deadlines.ts): drops the guest's SSH connection and the
+   * RFB session, so whatever still waits on them fails at once; the next call opens fresh ones.
+   */
+  abandon(): void {
+    this.close();
+  }
+
   close(): void {
     this.#ssh.close();
     this.#screen.close();
