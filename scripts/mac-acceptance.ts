@@ -350,7 +350,8 @@ try {
   await mac.sh(`rm -f /tmp/${C}.log`).catch(() => undefined);
   await driver.close();
   mac.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  // At exit: a connection that closes late still reads its credentials from there.
+  process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
 }
 process.stdout.write(
   `| Check | ${address} |\n| --- | --- |\n${rows.map(([k, v]) => `| ${k} | ${v} |`).join('\n')}\n`,

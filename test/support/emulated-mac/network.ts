@@ -93,6 +93,9 @@ const ip = (...args: string[]) => run('ip', args);
 export async function createMacNetwork(l: MacLink): Promise<void> {
   await ensureUnreachableRoute();
   await ip('netns', 'add', l.netns);
+  // The link is ours (claimed), but the host end of its last Mac's veth may outlive that Mac's
+  // namespace for a moment (the kernel tears a deleted namespace down asynchronously).
+  await ip('link', 'del', l.hostIf).catch(() => {});
   await ip('link', 'add', l.hostIf, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', l.netns);
   await ip('addr', 'add', `${l.hostIp}/30`, 'dev', l.hostIf);
   await ip('link', 'set', l.hostIf, 'up');

@@ -6,17 +6,9 @@
 // clicks, through XTEST on the VM's display, in the order the client sent them. ClientCutText is
 // dropped: nothing says the framework's server takes the client's clipboard.
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import type { Xtest } from '../../../hosts/linux/input.ts';
 import type { X11Connection } from '../../../hosts/linux/x11-connection.ts';
 import { vzKeycode } from './vz-keys.ts';
-
-interface Xtest {
-  KeyPress: number;
-  KeyRelease: number;
-  ButtonPress: number;
-  ButtonRelease: number;
-  MotionNotify: number;
-  FakeInput(type: number, detail: number, time: number, window: number, x: number, y: number): void;
-}
 
 /** RFB button-mask bits → X buttons (left, middle, right, wheel up/down/left/right). */
 const BUTTON_BITS = [1, 2, 3, 4, 5, 6, 7];
