@@ -41,6 +41,8 @@ import { dashboardKeys } from './dashboard/secrets.ts';
 import { Sessions } from './dashboard/sessions.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { connectivityRoutes } from './routes/connectivity.ts';
+import { clipboardRoutes } from './routes/clipboard.ts';
+import { portRoutes } from './routes/ports.ts';
 import { displayRoutes } from './routes/display.ts';
 import { execRoutes } from './routes/exec.ts';
 import { execAxRoutes } from './compat/use-computer/exec-ax.ts';
@@ -308,6 +310,8 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   await app.register(displayRoutes, routeOpts);
   await app.register(snapshotRoutes, routeOpts);
   await app.register(connectivityRoutes, routeOpts);
+  await app.register(portRoutes, routeOpts);
+  await app.register(clipboardRoutes, routeOpts);
   await app.register(cuaRoutes, routeOpts);
   await app.register(taskRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(taskEditRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });

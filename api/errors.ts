@@ -25,6 +25,7 @@ const API_ERRORS = {
   invalid_hours: { status: 400, message: 'A reservation edit may only add hours.' },
   invalid_argument: { status: 400, message: 'The sandbox refused an argument of the command.' },
   invalid_trajectory: { status: 400, message: 'The trajectory is neither valid ATIF nor sandbay-atif/1.' },
+  invalid_port: { status: 400, message: 'A port is an integer from 1 to 65535.' },
   invalid_setup_step: { status: 400, message: 'A setup step is of an unknown type or malformed.' },
   invalid_grader: {
     status: 400,
@@ -81,6 +82,10 @@ const API_ERRORS = {
   conflict: { status: 409, message: 'The resource changed meanwhile; retry.' },
   // 413 / 415 / 422 / 426 / 429
   payload_too_large: { status: 413, message: 'The request body is too large.' },
+  clipboard_too_large: {
+    status: 413,
+    message: 'Clipboard content over its limit (1 MiB of text, 8 MiB of PNG); nothing was changed.',
+  },
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type for this endpoint.' },
   idempotency_key_reused: {
     status: 422,
@@ -90,7 +95,8 @@ const API_ERRORS = {
   rate_limited: { status: 429, message: 'Too many requests for this key; retry later.' },
   too_many_connections: {
     status: 429,
-    message: 'Too many open VNC, SSH and Cua connections; close one first.',
+    message:
+      'Too many open WebSocket connections (VNC, SSH, Cua, exec streams, forwarded ports); close one first.',
   },
   too_many_auth_failures: {
     status: 429,
@@ -99,12 +105,17 @@ const API_ERRORS = {
   // 5xx: the service or the sandbox failed
   internal_error: { status: 500, message: 'Internal error.' },
   sandbox_type_not_supported: { status: 501, message: 'sandbay runs macOS sandboxes only.' },
+  feature_not_supported: {
+    status: 501,
+    message: "The sandbox's host or guest system does not offer this (the message says which and why).",
+  },
   artifact_unavailable: { status: 500, message: "A task's screenshot or recording is missing from storage." },
   sandbox_failed: { status: 502, message: 'The sandbox failed to start.' },
   snapshot_failed: { status: 502, message: 'The snapshot transfer, apply or startup failed.' },
   snapshot_capture_failed: { status: 502, message: 'The disk delta could not be captured from the sandbox.' },
   guest_unreachable: { status: 502, message: 'The sandbox VM did not answer.' },
   guest_command_failed: { status: 502, message: 'A command in the sandbox VM failed.' },
+  port_closed: { status: 502, message: 'Nothing in the sandbox accepts connections on this port.' },
   pricing_unavailable: { status: 503, message: 'No rate is configured for this Mac model.' },
   server_shutting_down: { status: 503, message: 'The server is shutting down; retry.' },
   dashboard_not_built: { status: 503, message: 'The dashboard is not built: run `npm run dashboard`.' },
@@ -178,6 +189,9 @@ const DRIVER_ERRORS: Record<DriverErrorCode, ErrorCode> = {
   command_failed: 'guest_command_failed',
   timeout: 'guest_timeout',
   capacity: 'insufficient_capacity',
+  refused: 'port_closed',
+  not_supported: 'feature_not_supported',
+  too_large: 'clipboard_too_large',
 };
 
 const FASTIFY_ERRORS: Record<string, ErrorCode> = {

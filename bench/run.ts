@@ -28,6 +28,7 @@ export const BENCHES: Record<string, string[]> = {
   cua: [],
   evaluation: [],
   'mixed-load': ['--expose-gc'],
+  streams: [],
   'hostile-tenant': [],
   'client-view': [],
   'api-burst-process': [],

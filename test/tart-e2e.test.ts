@@ -2,7 +2,8 @@
 // and the customer API on a real listener; the Macs registered with `kubectl apply -f` of what
 // `npm run emulated-macs -- up 2` printed. A customer reserves one Mac, takes a warm sandbox, drives
 // it (exec, input, screenshot, windows), opens the VNC and SSH WebSockets (relayed through the Mac's
-// SSH connection), snapshots it, reserves the other Mac, restores the snapshot there (the delta
+// SSH connection), streams an exec, reaches a server in the guest through a forwarded port and sets
+// its clipboard, snapshots it, reserves the other Mac, restores the snapshot there (the delta
 // crosses Macs through the blob store), and deletes both sandboxes.
 import sharp from 'sharp';
 import { Client as SshClient } from 'ssh2';
@@ -191,6 +192,47 @@ describe('sandbay on the tart driver with two emulated Macs', () => {
     });
     client.end();
     expect(whoami).toBe('admin');
+  });
+
+  it('streams an exec, forwards a port and carries the clipboard, each through the Mac', async () => {
+    // The exec stream: the channel protocol's frames, the exit code in the status frame.
+    const ws = new WebSocket(
+      `${base.replace('http', 'ws')}/v1/sandboxes/${first.id}/exec/stream?command=${encodeURIComponent('echo via mac; exit 7')}`,
+      ['v5.channel.k8s.io'],
+      { headers: { authorization: `Bearer ${stack.key}` } },
+    );
+    let out = '';
+    let status: { details?: { causes: { reason: string; message: string }[] } } | undefined;
+    ws.on('message', (m: Buffer) => {
+      if (m[0] === 1) out += m.subarray(1).toString();
+      if (m[0] === 3) status = JSON.parse(m.subarray(1).toString()) as typeof status;
+    });
+    await new Promise((resolve) => ws.once('close', resolve));
+    expect(out).toBe('via mac\n');
+    expect(status?.details?.causes).toContainEqual({ reason: 'ExitCode', message: '7' });
+    // A server on the guest's own loopback, reached through the guest's sshd through the Mac.
+    await exec(first.id, "mkdir -p site && printf 'served from the guest' > site/index.txt");
+    await exec(
+      first.id,
+      'cd site && nohup /usr/bin/python3 -m http.server 8000 --bind 127.0.0.1 >/dev/null 2>&1 &',
+    );
+    const page = await waitFor(
+      async () => {
+        const r = await api('GET', `/v1/sandboxes/${first.id}/ports/8000/index.txt`);
+        return r.status === 200 ? r.bytes.toString() : undefined;
+      },
+      'the guest server',
+      30_000,
+    );
+    expect(page).toBe('served from the guest');
+    // The guest is a Linux desktop: its X clipboard, through xclip as the guest user.
+    expect(
+      (await api('PUT', `/v1/sandboxes/${first.id}/clipboard`, { type: 'text', text: 'on a Mac' })).status,
+    ).toBe(204);
+    expect(json(await api('GET', `/v1/sandboxes/${first.id}/clipboard`))).toEqual({
+      type: 'text',
+      text: 'on a Mac',
+    });
   });
 
   it('snapshots on one Mac and restores on the other; deletes both', { timeout: 300_000 }, async () => {

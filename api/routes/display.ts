@@ -22,7 +22,10 @@ export const displayRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         response: { 200: DisplayInfoSchema, ...errors },
       },
     },
-    async (request) => (await guestFor(ctx, request)).displayInfo(),
+    async (request) => ({
+      ...(await (await guestFor(ctx, request)).displayInfo()),
+      platform: 'macos' as const,
+    }),
   );
 
   app.get(

@@ -91,16 +91,20 @@ describe('over stdio', () => {
         'double_click',
         'drag',
         'exec',
+        'exec_stream',
+        'get_clipboard',
         'grade_sandbox',
         'hotkey',
         'key',
         'list_reservations',
         'list_sandboxes',
         'move',
+        'port_url',
         'read_file',
         'reserve',
         'screenshot',
         'scroll',
+        'set_clipboard',
         'setup_sandbox',
         'type',
         'window_tree',
@@ -216,6 +220,41 @@ describe('over stdio', () => {
     ).toBe(bin.toString('base64'));
     const missing = await call(stdio, 'read_file', { sandbox_id: id, path: 'none' });
     expect([missing.result.isError, missing.value]).toEqual([true, expect.stringMatching(/^file_not_found/)]);
+  });
+
+  it('exec_stream reports output as progress while it runs; port_url, get/set_clipboard', async () => {
+    const progress: string[] = [];
+    const streamed = (await stdio.callTool(
+      {
+        name: 'exec_stream',
+        arguments: { sandbox_id: id, command: 'read x; echo "got $x"; echo e >&2; exit 3', stdin: 'in\n' },
+      },
+      undefined,
+      { onprogress: (p) => progress.push(p.message ?? '') },
+    )) as CallToolResult;
+    const first = streamed.content[0] as { text: string };
+    expect(JSON.parse(first.text)).toEqual({
+      stdout: 'got in\n',
+      stderr: 'e\n',
+      exit_code: 3,
+      timed_out: false,
+    });
+    expect(progress).toContain('got in\n');
+    expect(progress).toContain('stderr: e\n');
+    const url = (await call(stdio, 'port_url', { sandbox_id: id, port: 8000, path: '/x' })).value as string;
+    expect(url).toMatch(new RegExp(`^${live.url}/v1/sandboxes/${id}/ports/8000/x\\?sandbay_token=`));
+    await call(stdio, 'set_clipboard', { sandbox_id: id, content: 'from mcp' });
+    expect((await call(stdio, 'get_clipboard', { sandbox_id: id })).value).toBe('from mcp');
+    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#ff0000' } })
+      .png()
+      .toBuffer();
+    await call(stdio, 'set_clipboard', {
+      sandbox_id: id,
+      content: png.toString('base64'),
+      encoding: 'base64',
+    });
+    const image = (await call(stdio, 'get_clipboard', { sandbox_id: id, type: 'image' })).result.content[0];
+    expect(image).toMatchObject({ type: 'image', mimeType: 'image/png' });
   });
 
   it('setup_sandbox and grade_sandbox: steps run, a reward with each check; an unknown kind is named', async () => {

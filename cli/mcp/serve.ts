@@ -8,6 +8,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Client } from '../../sdk/typescript/src/index.ts';
+import { registerStreamTools } from './stream-tools.ts';
 import { registerSandbayTools } from './tools.ts';
 
 export const MCP_PATH = '/mcp';
@@ -15,6 +16,7 @@ export const MCP_PATH = '/mcp';
 export function buildMcpServer(client: Client, version: string): McpServer {
   const server = new McpServer({ name: 'sandbay', version });
   registerSandbayTools(server, client);
+  registerStreamTools(server, client);
   return server;
 }
 

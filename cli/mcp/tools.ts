@@ -7,16 +7,16 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { Client, SandbayError } from '../../sdk/typescript/src/index.ts';
 
-const sandboxId = z.string().describe('The sandbox id (sb-…), from create_sandbox or list_sandboxes');
+export const sandboxId = z.string().describe('The sandbox id (sb-…), from create_sandbox or list_sandboxes');
 const coord = z.number().int().min(0).max(65535);
 const button = z.enum(['left', 'right']).optional().describe('Default left');
 
-const text = (value: unknown): CallToolResult => ({
+export const text = (value: unknown): CallToolResult => ({
   content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
 });
 
 /** Runs a tool body; an SDK error becomes a tool error result with the API's code. */
-async function guarded(body: () => Promise<CallToolResult>): Promise<CallToolResult> {
+export async function guarded(body: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await body();
   } catch (err) {
@@ -30,7 +30,7 @@ async function guarded(body: () => Promise<CallToolResult>): Promise<CallToolRes
   }
 }
 
-function base64(bytes: Uint8Array): string {
+export function base64(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }
 

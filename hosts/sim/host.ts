@@ -274,10 +274,12 @@ export class SimHost implements Host {
   #powerOff(vm: SimVm): void {
     vm.state = 'stopped';
     stopAll(vm.guest?.recordings, this.ctx.clock.now());
+    vm.guest?.network.powerOff();
   }
 
   #discard(vm: SimVm): void {
     vm.state = 'stopped';
+    vm.guest?.network.powerOff();
     this.#vms.delete(vm.name);
   }
 

@@ -1,8 +1,9 @@
 // One sim VM: its size, run state and address, and — allocated only once used — its disk and the
 // guest's state (pointer, typed text, recordings). A VM that is only cloned and booted costs a few
 // hundred bytes, so 2,000 of them fit easily.
-import type { VmInfo } from '../driver.ts';
+import type { ClipboardContent, VmInfo } from '../driver.ts';
 import type { SimDisk } from './disk.ts';
+import { SimNetwork } from './network.ts';
 import type { Recordings } from './recordings.ts';
 
 /** `starting` and `stopping` hold the VM's cores and memory; only `running` answers guest calls. */
@@ -15,6 +16,10 @@ export interface GuestState {
   /** Input events seen: moves, clicks, scrolls, key presses. */
   inputEvents: number;
   recordings: Recordings;
+  /** What the clipboard holds (set through the guest). */
+  clipboard: ClipboardContent;
+  /** Its servers and streams, ended at power-off. */
+  network: SimNetwork;
 }
 
 export const TYPED_MAX = 4096;
@@ -43,7 +48,14 @@ export class SimVm {
   }
 
   guestState(): GuestState {
-    this.guest ??= { cursor: { x: 0, y: 0 }, typed: '', inputEvents: 0, recordings: new Map() };
+    this.guest ??= {
+      cursor: { x: 0, y: 0 },
+      typed: '',
+      inputEvents: 0,
+      recordings: new Map(),
+      clipboard: { type: 'empty' },
+      network: new SimNetwork(),
+    };
     return this.guest;
   }
 

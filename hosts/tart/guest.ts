@@ -18,7 +18,10 @@
 import { Readable, type Duplex } from 'node:stream';
 import {
   DriverError,
+  type ClipboardContent,
   type DisplayInfo,
+  type ExecStream,
+  type ExecStreamOptions,
   type Endpoint,
   type ExecOptions,
   type ExecResult,
@@ -36,6 +39,7 @@ import { shellQuote, SshClient } from '../linux/ssh-client.ts';
 import { generateSshKey } from '../linux/sshd.ts';
 import { guestOsOf, SESSION_WAIT_S, withTccHint, type GuestOs } from './guest-os.ts';
 import { sealScript } from './guest-seal.ts';
+import { tartExecStream, tartForwardPort, tartGetClipboard, tartSetClipboard } from './guest-streams.ts';
 import { pinnedInMemory } from './known-hosts.ts';
 import { vmDirWord, type Mac } from './mac.ts';
 import { FrameRecorder } from './recorder.ts';
@@ -148,6 +152,24 @@ export class TartGuest implements Guest {
       env: {},
       ...(opts.timeoutMs !== undefined && { timeoutMs: opts.timeoutMs }),
     });
+  }
+
+  // Streaming exec, forwarded ports and the clipboard: guest-streams.ts.
+  execStream(command: string, opts: ExecStreamOptions = {}): Promise<ExecStream> {
+    this.#touch();
+    return tartExecStream(this.#ssh, command, opts);
+  }
+  forwardPort(port: number): Promise<Duplex> {
+    this.#touch();
+    return tartForwardPort(this.#ssh, port);
+  }
+  async getClipboard(prefer?: 'text' | 'image'): Promise<ClipboardContent> {
+    this.#touch();
+    return tartGetClipboard(this.#ssh, await this.#guestOs(), prefer);
+  }
+  async setClipboard(content: Exclude<ClipboardContent, { type: 'empty' }>): Promise<void> {
+    this.#touch();
+    return tartSetClipboard(this.#ssh, await this.#guestOs(), content);
   }
 
   async putFile(path: string, data: Buffer | Readable): Promise<void> {

@@ -190,7 +190,7 @@ class LiveSandbay(unittest.TestCase):
         self.assertEqual(wait_for(typed, "the typed line"), b"helloB\n")
         self.assertEqual(sb.keyboard.press("a", modifiers=["ctrl"]), {"ok": True})
         self.assertEqual(sb.keyboard.hotkey("ctrl+a"), {"ok": True})
-        self.assertEqual(sb.display.get_info(), {"width": 1280, "height": 800, "scale": 1})
+        self.assertEqual(sb.display.get_info(), {"width": 1280, "height": 800, "scale": 1, "platform": "macos"})
 
     def test_07_act(self) -> None:
         sb = self.sb

@@ -1,6 +1,8 @@
 // A sandbox handle: the spec's per-sandbox surface (`sandbox.mouse.click`, `sandbox.exec`, …) over
 // one Transport. `await using sb = await client.create()` deletes an ephemeral sandbox at scope exit.
+import { ClipboardGroup } from './clipboard.ts';
 import { Accessibility, Display, Keyboard, Mouse, Recordings, Screenshot } from './controls.ts';
+import { ExecStream, type ExecStreamOptions, type ExecStreamResult } from './exec-stream.ts';
 import { SandbayError } from './errors.ts';
 import { newIdempotencyKey, type Transport } from './http.ts';
 import {
@@ -65,6 +67,7 @@ export class Sandbox implements AsyncDisposable {
   readonly display: Display;
   readonly accessibility: Accessibility;
   readonly recording: Recordings;
+  readonly clipboard: ClipboardGroup;
   readonly #t: Transport;
   readonly #base: string;
   #keepalive: ReturnType<typeof setInterval> | undefined;
@@ -80,6 +83,7 @@ export class Sandbox implements AsyncDisposable {
     this.display = new Display(t, this.#base);
     this.accessibility = new Accessibility(t, this.#base);
     this.recording = new Recordings(t, this.#base);
+    this.clipboard = new ClipboardGroup(t, this.#base);
   }
 
   /** The sandbox's current info (state, last activity, a fresh viewer link). */
@@ -97,6 +101,31 @@ export class Sandbox implements AsyncDisposable {
   /** A command under the in-VM control agent's session (what accessibility APIs need). */
   execAx(command: string, o: { timeout?: number } = {}): Promise<ExecResult> {
     return this.#exec(command, o.timeout ?? DEFAULT_EXEC_TIMEOUT_S, true);
+  }
+
+  /**
+   * Starts a command whose output streams as it is written (`onStdout`/`onStderr`, or `for await`
+   * over the handle), with stdin, a pty and resize: resolves with the handle once it runs, which
+   * `wait()`s for the exit code. Not awaiting `wait()` leaves it running in the background until it
+   * exits or `kill()` hangs it up.
+   */
+  execStream(command: string, o: ExecStreamOptions = {}): Promise<ExecStream> {
+    return ExecStream.open(this.#t, `${this.#base}/exec/stream`, command, o);
+  }
+
+  /** `execStream` run to its end: the callbacks see the output as it comes; resolves with all of it. */
+  async execStreamed(command: string, o: ExecStreamOptions = {}): Promise<ExecStreamResult> {
+    return (await this.execStream(command, o)).wait();
+  }
+
+  /**
+   * The URL of a port of the sandbox (HTTP and WebSocket to 127.0.0.1:`port` inside it), carrying a
+   * fresh viewer token: opens in a browser as is (E2B's `getHost`). `path` is appended.
+   */
+  async portUrl(port: number, o: { path?: string } = {}): Promise<string> {
+    const token = await this.#t.json<ViewerToken>('POST', `${this.#base}/viewer-token`);
+    const path = (o.path ?? '/').replace(/^\/?/, '/');
+    return `${this.#t.baseUrl}${this.#base}/ports/${port}${path}${path.includes('?') ? '&' : '?'}sandbay_token=${encodeURIComponent(token.token)}`;
   }
 
   /** A command through a real SSH session over the SSH WebSocket (needs the `ssh2` package). */

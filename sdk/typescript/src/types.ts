@@ -53,6 +53,8 @@ export type AnthropicComputerResult = Extract<ActAnswer, { content: unknown[] }>
 export type OpenAIComputerAction = Extract<ActBody, { type: string; action?: never }>;
 export type OpenAIComputerResult = Extract<ActAnswer, { type: 'computer_screenshot' }>;
 export type Recording = Answer<'/v1/sandboxes/{sandboxID}/recordings/{recordingID}', 'get'>;
+/** The clipboard as the API answers it (an image's data in base64). */
+export type ClipboardContent = Answer<'/v1/sandboxes/{sandboxID}/clipboard', 'get'>;
 
 export type Snapshot = Answer<'/v1/snapshots/{version}', 'get'>;
 
