@@ -60,6 +60,7 @@ import { screenshotRoutes } from './routes/screenshots.ts';
 import { snapshotRoutes } from './routes/snapshots.ts';
 import { taskRoutes } from './routes/tasks.ts';
 import { taskEditRoutes } from './routes/task-edits.ts';
+import { taskHarborRoutes } from './routes/task-harbor.ts';
 import { collectionRoutes } from './routes/collections.ts';
 import { Collections } from './collector/registry.ts';
 import { guestOfId } from './services/guests.ts';
@@ -315,6 +316,7 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   await app.register(cuaRoutes, routeOpts);
   await app.register(taskRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(taskEditRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
+  await app.register(taskHarborRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(collectionRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(evaluationRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(blobRoutes, {

@@ -87,6 +87,10 @@ const API_ERRORS = {
     message: 'Clipboard content over its limit (1 MiB of text, 8 MiB of PNG); nothing was changed.',
   },
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type for this endpoint.' },
+  task_not_exportable: {
+    status: 422,
+    message: 'The task cannot be written as a Harbor task directory (the message names the check or step).',
+  },
   idempotency_key_reused: {
     status: 422,
     message: 'The Idempotency-Key was used with a different path, body or reservation.',

@@ -155,7 +155,12 @@ describe('mouse, keyboard, act, display', () => {
   });
 
   it('display info and the window tree', async () => {
-    expect(json(await api('GET', on('/display/info')))).toEqual({ width: 1280, height: 800, scale: 1, platform: 'macos' });
+    expect(json(await api('GET', on('/display/info')))).toEqual({
+      width: 1280,
+      height: 800,
+      scale: 1,
+      platform: 'macos',
+    });
     const windows = json(await api('GET', on('/display/windows')));
     expect(Array.isArray(windows)).toBe(true);
     expect(json(await api('GET', on('/display/windows?best_effort=1')))).toMatchObject({

@@ -281,7 +281,12 @@ describe('the use.computer client on real desktops', () => {
     });
 
     it('display: info, get_windows as a list, accessibility.get_tree as {available, tree, error}', async () => {
-      expect(await uc.displayInfo(id)).toMatchObject({ width: 1280, height: 800, scale: 1, platform: 'macos' });
+      expect(await uc.displayInfo(id)).toMatchObject({
+        width: 1280,
+        height: 800,
+        scale: 1,
+        platform: 'macos',
+      });
       const windows = await uc.getWindows(id);
       expect(Array.isArray(windows)).toBe(true);
       const tree = await uc.getTree(id);

@@ -30,7 +30,7 @@ import { deadline, tail, type Deadline } from './steps.ts';
 
 /** A file check reads at most this much of the file. */
 export const FILE_CHECK_MAX_BYTES = 8 * 1024 * 1024;
-const COMMAND_CHECK_TIMEOUT_S = 120;
+export const COMMAND_CHECK_TIMEOUT_S = 120;
 const STDOUT_KEPT = 2048;
 
 export interface GradeEnv {

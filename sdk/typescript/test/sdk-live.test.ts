@@ -7,10 +7,12 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { unzipSync } from 'fflate';
 import sharp from 'sharp';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLiveSandbay, waitForWarmVm, type LiveSandbay } from '../../../test/support/live-sandbay.ts';
+import { expectValidAtif } from '../../../test/support/atif.ts';
 import { waitFor } from '../../../test/support/wait.ts';
 import { seedTask } from '../../../test/task-fixtures.ts';
 import {
@@ -389,9 +391,13 @@ describe('trajectories', () => {
     expect((await client.tasks.list()).map((t) => t.id)).toEqual(['hello']);
     expect((await client.tasks.get('hello')).steps).toHaveLength(1);
     // ATIF: the instruction as a user step, then the one recorded action.
-    expect((await client.tasks.trajectory('hello')).steps.map((s) => s.source)).toEqual(['user', 'agent']);
+    const trajectory = await client.tasks.trajectory('hello');
+    expectValidAtif(trajectory);
+    expect(trajectory.steps.map((s) => s.source)).toEqual(['user', 'agent']);
     const zip = await client.tasks.download('hello');
     expect(new TextDecoder().decode(zip.subarray(0, 2))).toBe('PK');
+    const files = unzipSync(zip);
+    expectValidAtif(JSON.parse(new TextDecoder().decode(files['trajectory.json'])), Object.keys(files));
     expect(new TextDecoder().decode((await client.tasks.recording('hello')).subarray(4, 8))).toBe('ftyp');
     expect((await sharp(await client.tasks.stepScreenshot('hello', 0)).metadata()).format).toBe('png');
     await waitForWarmVm(live.url, live.accountKey);

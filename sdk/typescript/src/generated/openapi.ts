@@ -159,6 +159,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/me/tasks/{id}/harbor': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The task as a Harbor task directory (.tar.gz): task.toml, instruction.md, environment/, tests/test.sh, solution/ */
+    get: operations['exportTaskHarbor'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/me/tasks/{id}/recording': {
     parameters: {
       query?: never;
@@ -3375,6 +3392,99 @@ export interface operations {
       };
       /** @description Every error response. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  exportTaskHarbor: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A task name (^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A gzipped tar of the task directory, entries at its root. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/gzip': string;
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
