@@ -357,6 +357,8 @@ const PER_CONNECTION = [
   'while True:',
   '    c, _ = s.accept()',
   '    if os.fork() == 0:',
+  // sshd gets the dispositions launchd gives it, not Python's (SIGPIPE ignored) nor ours.
+  '        signal.signal(signal.SIGCHLD, signal.SIG_DFL); signal.signal(signal.SIGPIPE, signal.SIG_DFL)',
   '        s.close(); os.dup2(c.fileno(), 0); os.dup2(c.fileno(), 1); c.close()',
   '        os.execv(sys.argv[3], sys.argv[3:])',
   '    c.close()',
