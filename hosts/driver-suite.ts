@@ -25,6 +25,8 @@ export interface DriverSuiteOptions {
    * instead of the behaviour. Say so in the driver's docs too.
    */
   notImplemented?: 'delta'[];
+  /** Each test's limit (default: the suite-wide 60 s), for drivers whose VMs take long to boot and stop. */
+  testTimeoutMs?: number;
 }
 
 const SPLIT = IMAGES.split.name;
@@ -87,7 +89,8 @@ function readAll(r: Readable): Promise<string> {
 }
 
 export function runDriverSuite(o: DriverSuiteOptions): void {
-  describe(`${o.name} driver: Host lifecycle contract`, () => {
+  const limit = o.testTimeoutMs === undefined ? {} : { timeout: o.testTimeoutMs };
+  describe(`${o.name} driver: Host lifecycle contract`, limit, () => {
     let driver: Driver;
     let host: Host;
     let tmp: string;

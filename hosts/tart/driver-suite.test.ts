@@ -36,6 +36,9 @@ runDriverSuite({
     model: 'm4',
     credentialsRef: 'suite',
   }),
+  // An emulated VM boots a real desktop, is sealed at its first boot (a second SSH login) and shuts
+  // its guest down before it stops; a few of these per test outlast 60 s on a busy machine.
+  testTimeoutMs: 180_000,
 });
 
 runGuestStreamsSuite({
