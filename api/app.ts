@@ -17,6 +17,7 @@ import { systemClock, type Clock } from '../operator/runtime/clock.ts';
 import { authHook, routeAuthOf, type RouteAuth } from './auth.ts';
 import { AuthFailureLimiter, DEFAULT_AUTH_FAILURE_LIMITS, type AuthFailureLimits } from './auth-failures.ts';
 import { ApiError, errorHandler, notFoundHandler } from './errors.ts';
+import { clientErrorHandler, OwedAnswers } from './client-errors.ts';
 import { sweepExpiredRecords } from './idempotency.ts';
 import { replicaIdentity, ReplicaHeartbeat } from './replica-lease.ts';
 import type { RecordingQuota, SnapshotQuota } from './services/quotas.ts';
@@ -28,6 +29,7 @@ import { storageGuardHook, writesToDataDir, type StorageGuardOptions } from './s
 import { ApiMetrics } from './metrics.ts';
 import { hotSandboxRead, serverWithFront, type HotRead } from './hot-read.ts';
 import { RequestLogs } from './request-logs.ts';
+import { recordRoutes } from './route-table.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
 import { actRoutes } from './routes/act.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
@@ -41,9 +43,13 @@ import { dashboardKeys } from './dashboard/secrets.ts';
 import { Sessions } from './dashboard/sessions.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { connectivityRoutes } from './routes/connectivity.ts';
+import { clipboardRoutes } from './routes/clipboard.ts';
+import { portRoutes } from './routes/ports.ts';
 import { displayRoutes } from './routes/display.ts';
 import { execRoutes } from './routes/exec.ts';
 import { execAxRoutes } from './compat/use-computer/exec-ax.ts';
+import { taskImportRoutes } from './compat/task-imports.ts';
+import { evaluationRunRoutes } from './routes/evaluation-runs.ts';
 import { cuaRoutes } from './compat/cua/routes.ts';
 import { fileRoutes } from './routes/files.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -55,10 +61,13 @@ import { reservationRoutes } from './routes/reservations.ts';
 import { isOccupied } from './services/reservations.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
 import { networkRoutes } from './routes/network.ts';
+import { forkRoutes } from './routes/forks.ts';
+import { pauseRoutes } from './routes/pauses.ts';
 import { screenshotRoutes } from './routes/screenshots.ts';
 import { snapshotRoutes } from './routes/snapshots.ts';
 import { taskRoutes } from './routes/tasks.ts';
 import { taskEditRoutes } from './routes/task-edits.ts';
+import { taskHarborRoutes } from './routes/task-harbor.ts';
 import { collectionRoutes } from './routes/collections.ts';
 import { Collections } from './collector/registry.ts';
 import { guestOfId } from './services/guests.ts';
@@ -170,6 +179,8 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   const clock = opts.clock ?? systemClock;
   // Set once the routes' pieces exist (below); asked first for every request (api/hot-read.ts).
   const front: { hotRead?: HotRead } = {};
+  // Answers still owed per connection: a refusal of bytes after a request waits behind its answer.
+  const owedAnswers = new OwedAnswers();
   const app = Fastify({
     // Without a logger nothing is logged, and the request log lines are not even built.
     ...(opts.logger ? { loggerInstance: opts.logger, logController: new RequestLogs() } : { logger: false }),
@@ -179,6 +190,8 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     bodyLimit: opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    clientErrorHandler: clientErrorHandler(owedAnswers),
+    frameworkErrors: errorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
   // First of the preClose hooks, run as the close begins (Fastify answers 503 from then on): the
   // hot read stops answering at the same moment, and the idempotency sweep stops rescheduling.
@@ -187,6 +200,8 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     closing = true;
     done();
   });
+  recordRoutes(app);
+  owedAnswers.track(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
@@ -294,6 +309,8 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   await app.register(reservationRoutes, routeOpts);
   await app.register(platformRoutes, routeOpts);
   await app.register(sandboxRoutes, routeOpts);
+  await app.register(forkRoutes, routeOpts);
+  await app.register(pauseRoutes, routeOpts);
   await app.register(viewerTokenRoutes, routeOpts);
   await app.register(networkRoutes, routeOpts);
   await app.register(execRoutes, routeOpts);
@@ -310,9 +327,14 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
   await app.register(displayRoutes, routeOpts);
   await app.register(snapshotRoutes, routeOpts);
   await app.register(connectivityRoutes, routeOpts);
+  await app.register(portRoutes, routeOpts);
+  await app.register(clipboardRoutes, routeOpts);
   await app.register(cuaRoutes, routeOpts);
   await app.register(taskRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(taskEditRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
+  await app.register(taskHarborRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
+  await app.register(taskImportRoutes, routeOpts);
+  await app.register(evaluationRunRoutes, routeOpts);
   await app.register(collectionRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(evaluationRoutes, { ...routeOpts, ...(opts.blobs && { blobs: opts.blobs }) });
   await app.register(blobRoutes, {

@@ -99,7 +99,8 @@ function agentStep(taskId: string, step: TaskStep, stepId: number): AtifStep {
 export function toAtif(task: Task): AtifDocument {
   const id = task.metadata.name;
   const steps = orderedSteps(task);
-  const created = task.metadata.creationTimestamp;
+  // A time as RFC 3339 (ISO 8601), whatever wrote the resource.
+  const created = isoTime(task.metadata.creationTimestamp);
   return {
     schema_version: ATIF_SCHEMA_VERSION,
     session_id: id,

@@ -112,4 +112,36 @@ describe('customer key authentication', () => {
     expect(() => requireKind(reservation, 'account')).toThrow(/account key/);
     expect(() => requireKind(reservation, 'customer')).not.toThrow();
   });
+
+  it("admits an evaluation agent's sandbox key on its own sandbox's computer-use routes only", () => {
+    const sandbox = { kind: 'sandbox' as const, account: 'acme', sandbox: 'sb-1', keyName: 'k' };
+    const request = (method: string, url: string, sandboxID?: string) =>
+      ({ method, routeOptions: { url }, params: sandboxID ? { sandboxID } : {} }) as unknown as Parameters<
+        typeof requireKind
+      >[2];
+    const admitted = (
+      method: string,
+      url: string,
+      id?: string,
+      auth: 'customer' | 'account' = 'customer',
+    ) => {
+      try {
+        requireKind(sandbox, auth, request(method, url, id));
+        return true;
+      } catch (err) {
+        expect((err as ApiError).code).toBe('sandbox_key_not_allowed');
+        return false;
+      }
+    };
+    expect(admitted('POST', '/v1/sandboxes/:sandboxID/mouse/click', 'sb-1')).toBe(true);
+    expect(admitted('GET', '/v1/sandboxes/:sandboxID', 'sb-1')).toBe(true);
+    expect(admitted('POST', '/v1/sandboxes/:sandboxID/done', 'sb-1')).toBe(true);
+    expect(admitted('POST', '/v1/sandboxes/:sandboxID/mouse/click', 'sb-2')).toBe(false);
+    expect(admitted('DELETE', '/v1/sandboxes/:sandboxID', 'sb-1')).toBe(false);
+    expect(admitted('POST', '/v1/sandboxes/:sandboxID/grade', 'sb-1')).toBe(false);
+    expect(admitted('POST', '/v1/sandboxes/:sandboxID/snapshots', 'sb-1')).toBe(false);
+    expect(admitted('GET', '/v1/sandboxes')).toBe(false);
+    expect(admitted('GET', '/v1/me/tasks', undefined, 'account')).toBe(false);
+    expect(() => requireKind(sandbox, 'customer')).toThrow(ApiError);
+  });
 });

@@ -22,11 +22,13 @@ export type KeyHits = Pick<CachedReads, 'hit'>;
 
 /** Who a request acts for. */
 export interface Principal {
-  kind: 'account' | 'reservation';
+  kind: 'account' | 'reservation' | 'sandbox';
   /** The account's name, which is also the namespace of its resources. */
   account: string;
   /** Reservation keys: the reservation's name (in the account's namespace). */
   reservation?: string;
+  /** Sandbox keys (an evaluation attempt's agent): the one sandbox it acts on. */
+  sandbox?: string;
   /** The ApiKey resource's name: a stable, non-secret handle (rate limiting, logs). */
   keyName: string;
   /** Set when the request came with the dashboard's session cookie instead of a Bearer key. */
@@ -160,6 +162,11 @@ function principalOfSpec(key: ApiKey): Principal | undefined {
   if (!account) return undefined;
   if (key.spec.kind === 'account')
     return Object.freeze({ kind: 'account', account, keyName: key.metadata.name });
+  if (key.spec.kind === 'sandbox') {
+    const [namespace, sandbox] = (key.spec.sandbox ?? '').split('/');
+    if (namespace !== account || !sandbox) return undefined;
+    return Object.freeze({ kind: 'sandbox', account, sandbox, keyName: key.metadata.name });
+  }
   if (key.spec.kind !== 'reservation' || !key.spec.reservation) return undefined;
   const [namespace, name] = key.spec.reservation.split('/');
   if (namespace !== account || !name) return undefined;
@@ -215,8 +222,61 @@ export async function authenticate(
   return principal;
 }
 
-/** Checks that the principal may call a route admitting `auth` callers; throws the 403 otherwise. */
-export function requireKind(principal: Principal, auth: RouteAuth): void {
+/**
+ * What an evaluation agent's sandbox key may call: the computer-use routes of its own sandbox (the
+ * `sandboxID` parameter is checked against it here, and again where the sandbox is found). Not its
+ * deletion, snapshots, SSH, setup, grading or collection: those would change what is graded or
+ * escape the recording of its trajectory.
+ */
+const SANDBOX_KEY_ROUTES = new Set(
+  [
+    '',
+    '/act',
+    '/display/info',
+    '/display/windows',
+    '/exec',
+    '/exec/stream',
+    '/exec_ax',
+    '/clipboard',
+    '/files',
+    '/files/archive',
+    '/keyboard/hotkey',
+    '/keyboard/press',
+    '/keyboard/type',
+    '/mouse/click',
+    '/mouse/drag',
+    '/mouse/move',
+    '/mouse/position',
+    '/mouse/scroll',
+    '/screenshot',
+    '/screenshot/compressed',
+    '/screenshot/region',
+    '/cua/cmd',
+    '/cua/commands',
+    '/cua/ws',
+    '/done',
+  ].map((suffix) => `/v1/sandboxes/:sandboxID${suffix}`),
+);
+
+/** Whether a sandbox key may make this request (its route, its method, its sandbox). */
+export function sandboxKeyAdmits(principal: Principal, request: FastifyRequest): boolean {
+  const url = request.routeOptions.url;
+  if (url === undefined || !SANDBOX_KEY_ROUTES.has(url)) return false;
+  if (url === '/v1/sandboxes/:sandboxID' && request.method !== 'GET' && request.method !== 'HEAD')
+    return false;
+  return (request.params as { sandboxID?: string } | undefined)?.sandboxID === principal.sandbox;
+}
+
+/**
+ * Checks that the principal may call a route admitting `auth` callers (and, for a sandbox key,
+ * this request); throws the 403 otherwise.
+ */
+export function requireKind(principal: Principal, auth: RouteAuth, request?: FastifyRequest): void {
+  if (
+    principal.kind === 'sandbox' &&
+    (auth !== 'customer' || !request || !sandboxKeyAdmits(principal, request))
+  )
+    throw new ApiError('sandbox_key_not_allowed');
   if (auth === 'account' && principal.kind !== 'account') throw new ApiError('account_key_required');
   if (auth === 'reservation' && principal.kind !== 'reservation')
     throw new ApiError('reservation_key_required');
@@ -288,7 +348,7 @@ export function authHook(
       if (isAuthFailure(err)) failures?.fail(request.ip);
       throw err;
     });
-    requireKind(principal, auth);
+    requireKind(principal, auth, request);
     request.principal = principal;
   };
   return (request, _reply, done) => {
@@ -296,7 +356,7 @@ export function authHook(
       failures?.check(request.ip);
       const cached = cachedPrincipalOfHeader(reads, request.headers.authorization, now(), request.raw.socket);
       if (cached) {
-        requireKind(cached, auth);
+        requireKind(cached, auth, request);
         request.principal = cached;
         return done();
       }

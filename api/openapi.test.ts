@@ -26,6 +26,7 @@ const DESCRIBED_TAGS = new Set([
   'account',
   'recordings',
   'trajectories',
+  'clipboard',
   'evaluation',
   'cua',
 ]);

@@ -16,7 +16,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         version: API_DESCRIPTION_VERSION,
         description:
           'Computer-use sandboxes (VMs on reserved Macs): reservations, sandbox lifecycle, mouse, keyboard, ' +
-          'screenshots, recordings, files, shell, snapshots, live VNC and SSH over WebSocket, ' +
+          'screenshots, recordings, files, shell, snapshots, clipboard, live VNC, SSH, exec streams and forwarded ports over WebSocket, ' +
           "and Cua's computer-server protocol per sandbox (`/v1/sandboxes/{id}/cua/ws` and `/cua/cmd`). " +
           'Every error is JSON `{error, message}`; see docs/api.md for every decision the spec leaves open.',
       },

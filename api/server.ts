@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { DriverKind } from '../crds/index.ts';
 import type { Store } from '../store/store.ts';
 import { DATABASE_FILE, openStore, type StoreChoice } from '../store/open-store.ts';
@@ -23,9 +23,9 @@ import { DEFAULT_MIN_FREE_BYTES } from './storage-guard.ts';
 import { loadViewerSecret } from './viewer-token.ts';
 import { frontPage } from './routes/front.ts';
 import { viewerPage } from './routes/viewer.ts';
-import { adminDashboardPage, dashboardPage, loadDashboard } from './routes/dashboard.ts';
+import { adminDashboardPage, dashboardPage, loadDashboard, type DashboardFiles } from './routes/dashboard.ts';
 import { dashboardSecretFor } from './dashboard/secrets.ts';
-import { buildAdminApp } from './admin-app.ts';
+import { buildAdminApp, type AdminAppOptions } from './admin-app.ts';
 import { bootstrapAdminKey } from './admin-auth.ts';
 import { createLogger } from './logger.ts';
 import { allowList } from '../operator/evaluation/fetch-url.ts';
@@ -179,8 +179,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const adminApp = await buildAdminApp({
       store,
       logger: logger.child({ listener: 'admin' }),
-      routes: [buildAdminRoutes({ metrics }), adminDashboardPage(dashboard)],
-      publicPrefixes: ['/admin/dashboard'],
+      ...adminListenerRoutes(metrics, dashboard),
       ...(opts.auditLog !== undefined && { auditLog: opts.auditLog }),
     });
     const admin = await listenHttpAndHttps(adminApp, {
@@ -213,12 +212,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       // In one process the API reads the operator's caches; `sandbay api` alone keeps its own.
       ...(operator && { informers: operator.informers }),
     });
-    // The browser live view (noVNC) that a viewer link opens: /view/<sandbox id>?token=….
-    await customerApp.register(viewerPage);
-    // The dashboard (a single-page app): reservations, rates, sandboxes and their live view, account.
-    await customerApp.register(dashboardPage(dashboard));
-    // What a person who opens the server's address in a browser sees: what this is, where to go.
-    await customerApp.register(frontPage);
+    for (const page of customerPages(dashboard)) await customerApp.register(page);
     customer = customerApp;
     closers.push(['the customer listener', () => customerApp.close()]);
     const url = await listen(customerApp, opts.port ?? 8080, host);
@@ -242,6 +236,27 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     await close();
     throw err;
   }
+}
+
+/**
+ * The pages the customer listener serves beside the API: the browser live view (noVNC) that a
+ * viewer link opens (/view/<sandbox id>?token=…), the dashboard (a single-page app: reservations,
+ * rates, sandboxes and their live view, account), and what a person who opens the server's address
+ * in a browser sees (what this is, where to go). Exported so that tests serve exactly these.
+ */
+export function customerPages(dashboard: DashboardFiles | undefined): FastifyPluginAsync[] {
+  return [viewerPage, dashboardPage(dashboard), frontPage];
+}
+
+/** What the admin listener serves beyond the Kubernetes API: the spec's /admin/* views, /metrics, the admin view. */
+export function adminListenerRoutes(
+  metrics: ApiMetrics,
+  dashboard: DashboardFiles | undefined,
+): Pick<AdminAppOptions, 'routes' | 'publicPrefixes'> {
+  return {
+    routes: [buildAdminRoutes({ metrics }), adminDashboardPage(dashboard)],
+    publicPrefixes: ['/admin/dashboard'],
+  };
 }
 
 async function listen(app: FastifyInstance, port: number, host: string): Promise<string> {

@@ -114,7 +114,8 @@ export class ViewerTokens {
 
   /**
    * Checks a token presented for `sandboxId`: signature, expiry, and that the sandbox and its
-   * reservation are still live. Throws 401 `invalid_viewer_token` for any failure, with no detail.
+   * reservation are still live. Throws 401 `invalid_viewer_token` for any failure, with no detail
+   * (409 `sandbox_paused` for a valid link to a paused sandbox).
    */
   async verify(
     reads: Pick<CachedReads, 'sandbox' | 'reservation'>,
@@ -129,6 +130,8 @@ export class ViewerTokens {
       throw new ApiError('invalid_viewer_token');
     }
     if ((claims.i ?? 0) <= viewersRevokedAt(sandbox)) throw new ApiError('invalid_viewer_token');
+    // A valid link to a paused sandbox: the live view opens again after the resume.
+    if (sandbox.status?.phase === 'paused' || sandbox.spec.paused) throw new ApiError('sandbox_paused');
     if (sandbox.status?.phase !== 'running') throw new ApiError('invalid_viewer_token');
     const reservation =
       sandbox.spec.reservation === undefined

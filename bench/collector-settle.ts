@@ -1,5 +1,5 @@
 // When the collector takes a step's screenshot, on a real desktop (the linux driver): the settle
-// rule (api/collector/settle.ts: the first screenshot equal to the one before it, from 100 ms after
+// rule (operator/trajectory/settle.ts: the first screenshot equal to the one before it, from 100 ms after
 // the action, every 50 ms, at most 1 s) next to the fixed 300 ms it replaced, per kind of action.
 // For each: the time from the action to the step's screenshot (median, p99), the screenshots
 // taken, how often the screen settled, and how often the fixed 300 ms screenshot already showed
@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { settledScreenshot } from '../api/collector/settle.ts';
+import { settledScreenshot } from '../operator/trajectory/settle.ts';
 import type { Guest } from '../hosts/driver.ts';
 import { createLinuxDriver } from '../hosts/linux/index.ts';
 

@@ -15,6 +15,7 @@ import Mcp from './commands/mcp.ts';
 import Operator from './commands/operator.ts';
 import Pool from './commands/pool.ts';
 import Server from './commands/server.ts';
+import TasksExport from './commands/tasks/export.ts';
 import Uncordon from './commands/uncordon.ts';
 
 export const COMMANDS = {
@@ -35,4 +36,5 @@ export const COMMANDS = {
   'accounts:keys:revoke': AccountsKeysRevoke,
   'host:reset': HostReset,
   mcp: Mcp,
+  'tasks:export': TasksExport,
 };

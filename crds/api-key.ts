@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { doc, DateTime, StatusBase, resourceSchema, type KindDefinition } from './meta.ts';
 
-export const API_KEY_KINDS = ['account', 'reservation', 'admin'] as const;
+export const API_KEY_KINDS = ['account', 'reservation', 'admin', 'sandbox'] as const;
 export type ApiKeyKind = (typeof API_KEY_KINDS)[number];
 
 /**
@@ -12,12 +12,16 @@ export type ApiKeyKind = (typeof API_KEY_KINDS)[number];
 export const ApiKeySpec = Type.Object(
   {
     kind: doc(
-      'API: `account` (acts for an account), `reservation` (for one reservation), `admin` (admin listener only).',
+      'API: `account` (acts for an account), `reservation` (for one reservation), `admin` (admin listener only), `sandbox` (one sandbox of an evaluation attempt, for its agent).',
       Type.Enum([...API_KEY_KINDS]),
     ),
     account: doc('API: the account it acts for (absent for admin keys).', Type.Optional(Type.String())),
     reservation: doc(
       'reconciler: `namespace/name` of the reservation (reservation keys).',
+      Type.Optional(Type.String()),
+    ),
+    sandbox: doc(
+      "reconciler: `sandbox` keys (an evaluation run's agent key): the only sandbox it acts on, `namespace/name`.",
       Type.Optional(Type.String()),
     ),
     sha256: doc(

@@ -8,7 +8,14 @@
 // rewards: `all` the smallest (so 1 only when every check passed with score 1), `any` the largest,
 // `weighted` the mean weighted by `weight`. The runner is operator/evaluation/graders.ts.
 import Type, { type Static } from 'typebox';
-import { CommandExpect, GuestCommand, MAX_STEP_TIMEOUT_S, WindowMatch } from './setup-step.ts';
+import {
+  CommandExpect,
+  GuestCommand,
+  MAX_STEP_TIMEOUT_S,
+  WindowMatch,
+  containsAll,
+  containsNone,
+} from './setup-step.ts';
 
 export const GRADER_CHECK_TYPES = ['command', 'window', 'file'] as const;
 export type GraderCheckType = (typeof GRADER_CHECK_TYPES)[number];
@@ -87,7 +94,8 @@ export const FileCheck = Type.Object(
         description: 'Its content, without trailing newlines, is exactly this.',
       }),
     ),
-    contains: Type.Optional(Type.String({ maxLength: 100_000, description: 'Its content contains this.' })),
+    contains: Type.Optional(containsAll('Its content contains this (an array: every one of these).')),
+    excludes: Type.Optional(containsNone('Its content contains none of these.')),
     matches: Type.Optional(
       Type.String({
         maxLength: 1000,
@@ -129,6 +137,14 @@ export const Grader = Type.Object(
       Type.Enum([...GRADER_COMBINE], {
         description:
           '`all` (default): the smallest reward; `any`: the largest; `weighted`: the mean weighted by `weight`.',
+      }),
+    ),
+    delay_s: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: MAX_STEP_TIMEOUT_S,
+        description:
+          'Wait this long before the checks, within the grading’s deadline (macOSWorld’s `before_grading_delay_seconds`).',
       }),
     ),
     checks: Type.Array(GraderCheck, {

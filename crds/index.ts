@@ -3,6 +3,7 @@ import type { KindDefinition } from './meta.ts';
 import { AccountKind } from './account.ts';
 import { ApiKeyKind } from './api-key.ts';
 import { BlobKind } from './blob.ts';
+import { EvaluationAttemptKind, EvaluationRunKind } from './evaluation-run.ts';
 import { IdempotencyRecordKind } from './idempotency-record.ts';
 import { LeaseKind } from './lease.ts';
 import { MiniKind } from './mini.ts';
@@ -17,6 +18,7 @@ export * from './meta.ts';
 export * from './account.ts';
 export * from './api-key.ts';
 export * from './blob.ts';
+export * from './evaluation-run.ts';
 export * from './grader.ts';
 export * from './setup-step.ts';
 export * from './idempotency-record.ts';
@@ -37,6 +39,8 @@ export const KINDS: readonly KindDefinition[] = [
   SnapshotKind,
   TaskKind,
   ReplayKind,
+  EvaluationRunKind,
+  EvaluationAttemptKind,
   BlobKind,
   AccountKind,
   ApiKeyKind,

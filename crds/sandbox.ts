@@ -9,7 +9,7 @@ import { doc, DateTime, MacModelSchema, StatusBase, resourceSchema, type KindDef
 export const SANDBOX_ID_BODY = 'sb-[0-9a-f]{32}';
 export const SANDBOX_ID_PATTERN = `^${SANDBOX_ID_BODY}$`;
 export const SANDBOX_ID = new RegExp(SANDBOX_ID_PATTERN);
-export const SANDBOX_PHASES = ['pending', 'booting', 'running', 'completing', 'failed'] as const;
+export const SANDBOX_PHASES = ['pending', 'booting', 'running', 'paused', 'completing', 'failed'] as const;
 export type SandboxPhase = (typeof SANDBOX_PHASES)[number];
 
 /** Smallest sandbox (spec, Limits). */
@@ -56,6 +56,14 @@ export const SandboxSpec = Type.Object(
       "user: where the VM may connect to (crds/egress.ts); absent: its host's default. Changed while it runs through `PATCH …/network`.",
       Type.Optional(EgressPolicySchema),
     ),
+    forkOf: doc(
+      "API: a fork (POST …/fork): the name of the account's sandbox whose disk this one starts from, copied as it is when this sandbox's VM is made.",
+      Type.Optional(Type.String({ pattern: SANDBOX_ID_PATTERN })),
+    ),
+    paused: doc(
+      'user: true pauses the sandbox (its VM frozen where it is, its memory kept, no CPU used); false or absent runs it.',
+      Type.Optional(Type.Boolean()),
+    ),
   },
   { additionalProperties: false },
 );
@@ -64,7 +72,7 @@ export type SandboxSpec = Static<typeof SandboxSpec>;
 export const SandboxStatus = Type.Object({
   ...StatusBase,
   phase: doc(
-    'reconciler: `pending` (not placed yet), `booting`, `running`, `completing` (reservation ended, cleanup running), `failed`.',
+    'reconciler: `pending` (not placed yet), `booting`, `running`, `paused` (its VM frozen, as `spec.paused` asks), `completing` (reservation ended, cleanup running), `failed`.',
     Type.Optional(Type.Enum([...SANDBOX_PHASES])),
   ),
   boot: doc(
@@ -118,6 +126,7 @@ export const SandboxStatus = Type.Object({
       }),
     ),
   ),
+  pausedAt: doc('reconciler: when the sandbox was paused; absent while it runs.', Type.Optional(DateTime)),
   ranAt: doc(
     'reconciler: when the sandbox first ran; a pool sandbox that ends without it gets back what it paid.',
     Type.Optional(DateTime),

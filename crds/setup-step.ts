@@ -21,6 +21,20 @@ export const MAX_SETUP_STEPS = 100;
 
 const text = (description: string, max = 100_000) => Type.String({ maxLength: max, description });
 
+/** Text to find: one string, or several that must all be there (OSWorld's `include`). */
+export const containsAll = (description: string) =>
+  Type.Union(
+    [
+      text('The text.'),
+      Type.Array(text('One text.'), { minItems: 1, maxItems: 100, description: 'Every one of these.' }),
+    ],
+    { description },
+  );
+
+/** Texts none of which may be there (OSWorld's `exclude`). */
+export const containsNone = (description: string) =>
+  Type.Array(text('One text.'), { maxItems: 100, description });
+
 const timeout = (fallback: number) =>
   Type.Optional(
     Type.Number({
@@ -76,12 +90,18 @@ export const CommandExpect = Type.Object(
         description: 'The exit code the command must end with (default 0); `null` accepts any.',
       }),
     ),
-    stdout_contains: Type.Optional(text('Standard output contains this.')),
+    stdout_contains: Type.Optional(
+      containsAll('Standard output contains this (an array: every one of these).'),
+    ),
+    stdout_excludes: Type.Optional(containsNone('Standard output contains none of these.')),
     stdout_equals: Type.Optional(text('Standard output, without its trailing newlines, is exactly this.')),
     stdout_matches: Type.Optional(
       text('Standard output matches this regular expression (RE2 syntax).', 1000),
     ),
-    stderr_contains: Type.Optional(text('Standard error contains this.')),
+    stderr_contains: Type.Optional(
+      containsAll('Standard error contains this (an array: every one of these).'),
+    ),
+    stderr_excludes: Type.Optional(containsNone('Standard error contains none of these.')),
     ignore_case: Type.Optional(
       Type.Boolean({ description: 'Compare the stdout and stderr expectations ignoring case.' }),
     ),
@@ -179,6 +199,12 @@ export const CommandStep = Type.Object(
     ),
     interval_ms: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 60_000, description: 'Pause between attempts (default 500).' }),
+    ),
+    continue_on_failure: Type.Optional(
+      Type.Boolean({
+        description:
+          'When `expect` still does not hold after the attempts, report it and go on with the next step instead of failing the setup (macOSWorld’s `pre_command` without `force_error_free_prep`).',
+      }),
     ),
     timeout_s: timeout(120),
   },

@@ -23,6 +23,10 @@ export const VMSpec = Type.Object(
       'scheduler: snapshot version to apply before boot (restore).',
       Type.Optional(Type.String()),
     ),
+    fork: doc(
+      "scheduler: `namespace/name` of the sandbox whose disk this VM starts from (a fork): copied from that sandbox's VM before boot.",
+      Type.Optional(Type.String()),
+    ),
   },
   { additionalProperties: false },
 );

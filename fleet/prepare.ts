@@ -15,6 +15,7 @@ function inputsOf(script: ScriptName, mac: MacTarget, fleet: FleetConfig): Recor
       return { ...common, IMAGES: fleet.baseImages.join(' ') };
     case 'install-key':
       return { ...common, CONTROL_PLANE_KEY: fleet.controlPlanePublicKey };
+    case 'install-softnet':
     case 'check-session':
     case 'check-licence':
       return common;

@@ -6,7 +6,7 @@ import { BASE, byType, KEY, resetStack, run, secretsFor, stack, useStack } from 
 afterEach(resetStack);
 
 describe('fleet program: resource graph', () => {
-  it('an ssh Mac: five preparation commands over SSH, then a Mini with the declared model', async () => {
+  it('an ssh Mac: its preparation commands over SSH (Softnet’s SUID bit among them), then a Mini with the declared model', async () => {
     await useStack(
       {
         ...BASE,
@@ -46,6 +46,9 @@ describe('fleet program: resource graph', () => {
       privateKey: 'PRIVATE2',
     });
     expect(String(commands[0]!.inputs['create'])).toContain("TART_VERSION='2.30.0'");
+    // Softnet (tart run --net-softnet) gets its SUID bit right after Tart is installed.
+    expect(commands[1]!.name).toBe('studio-1-install-softnet');
+    expect(String(commands[1]!.inputs['create'])).toContain('chmod u+s');
     const mini = byType('pulumi-nodejs:dynamic/fleet:Mini')[0]!;
     expect(mini.inputs).toMatchObject({
       name: 'studio-1',

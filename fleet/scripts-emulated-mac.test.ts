@@ -17,7 +17,8 @@ let privateKey: string;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'sandbay-fleet-emac-'));
-  const fleet = await upMacs(root, 1, 'm4-pro');
+  // As Homebrew left it: Softnet without its SUID bit (install-softnet's test below sets it).
+  const fleet = await upMacs(root, 1, 'm4-pro', { prepared: false });
   mac = fleet.macs[0]!;
   privateKey = fleet.privateKey;
 });
@@ -55,4 +56,30 @@ describe('preparation scripts on an emulated Mac', () => {
       stdout: 'running VMs: 0 of 2, host cores: 12\n',
     });
   });
+
+  it('install-softnet sets the SUID bit that `tart run --net-softnet` needs over SSH, once', async () => {
+    const ssh = (line: string) =>
+      sshRun(
+        { host: mac.address, port: 22, username: 'root', privateKey },
+        `PATH=/opt/homebrew/bin:$PATH; ${line}`,
+      );
+    await ssh('tart clone base-macos-26 isolated');
+    // Over SSH nobody answers Tart's sudo prompt: without the bit Softnet fails and so does the VM.
+    const refused = await ssh('tart run isolated --no-graphics --vnc-experimental --net-softnet');
+    expect(refused).toMatchObject({ code: 1 });
+    expect(refused.stderr).toContain(
+      'root privileges are required to run and passwordless sudo was not available',
+    );
+    const first = await onMac('install-softnet', {});
+    expect(first).toMatchObject({ code: 0, stdout: expect.stringMatching(/^softnet \/\S+: SUID set\n$/) });
+    expect(await onMac('install-softnet', {})).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^softnet \/\S+: root, SUID set\n$/),
+    });
+    const started = await ssh(
+      '(setsid nohup tart run isolated --no-graphics --vnc-experimental --net-softnet > /dev/null 2>&1 < /dev/null &) && ' +
+        'tart ip isolated --wait 60 && tart stop isolated && tart delete isolated',
+    );
+    expect(started).toMatchObject({ code: 0, stdout: expect.stringMatching(/^192\.168\.64\.\d+\n$/) });
+  }, 180_000);
 });

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 
 export const SCRIPTS = [
   'install-tart',
+  'install-softnet',
   'check-session',
   'install-key',
   'check-licence',

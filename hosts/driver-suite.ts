@@ -25,6 +25,8 @@ export interface DriverSuiteOptions {
    * instead of the behaviour. Say so in the driver's docs too.
    */
   notImplemented?: 'delta'[];
+  /** Each test's limit (default: the suite-wide 60 s), for drivers whose VMs take long to boot and stop. */
+  testTimeoutMs?: number;
 }
 
 const SPLIT = IMAGES.split.name;
@@ -87,7 +89,8 @@ function readAll(r: Readable): Promise<string> {
 }
 
 export function runDriverSuite(o: DriverSuiteOptions): void {
-  describe(`${o.name} driver: Host lifecycle contract`, () => {
+  const limit = o.testTimeoutMs === undefined ? {} : { timeout: o.testTimeoutMs };
+  describe(`${o.name} driver: Host lifecycle contract`, limit, () => {
     let driver: Driver;
     let host: Host;
     let tmp: string;
@@ -269,6 +272,42 @@ export function runDriverSuite(o: DriverSuiteOptions): void {
 
       await host.createVm(vm('other', { image: WHOLE }));
       await expect(host.importDelta('other', file)).rejects.toMatchObject({ code: 'invalid_argument' });
+    });
+
+    it("forks a running VM on its host: the fork has the source's files, the source runs on", async () => {
+      await host.createVm(vm('src'));
+      await host.startVm('src');
+      await host.guest('src').putFile('docs/fork.txt', Buffer.from('forked'));
+      expect(await host.forkVm('src', vm('fork'))).toMatchObject({ name: 'fork', state: 'stopped', cpu: 2 });
+      expect((await host.listVms()).find((v) => v.name === 'src')).toMatchObject({ state: 'running' });
+      await host.startVm('fork');
+      expect(await readAll(await host.guest('fork').getFile('docs/fork.txt'))).toBe('forked');
+      await host.guest('fork').putFile('docs/fork.txt', Buffer.from('changed in the fork'));
+      expect(await readAll(await host.guest('src').getFile('docs/fork.txt'))).toBe('forked');
+      await host.deleteVm('fork');
+      await expect(host.forkVm('src', vm('other', { image: WHOLE }))).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
+      await expect(host.forkVm('nope', vm('other'))).rejects.toMatchObject({ code: 'not_found' });
+    });
+
+    it('pauses a running VM and resumes it (a second pause or resume changes nothing), or says it cannot', async () => {
+      await host.createVm(vm('p'));
+      await host.startVm('p');
+      if (driver.unsupported?.pause !== undefined) {
+        await expect(host.pauseVm('p')).rejects.toMatchObject({ code: 'not_supported' });
+        return;
+      }
+      await host.pauseVm('p');
+      await host.pauseVm('p');
+      expect((await host.listVms()).find((v) => v.name === 'p')).toMatchObject({
+        state: 'running',
+        paused: true,
+      });
+      await host.resumeVm('p');
+      await host.resumeVm('p');
+      expect((await host.listVms()).find((v) => v.name === 'p')?.paused).toBeUndefined();
+      expect((await host.guest('p').displayInfo()).width).toBeGreaterThan(0);
     });
 
     it('gives a guest only for a running VM', async () => {

@@ -1,6 +1,6 @@
 // The host driver interface, shared by every driver (linux, tart, sim). The operator uses the
 // lifecycle half (Host); the API uses the guest half (Guest) for data-plane calls on a running sandbox.
-import type { Duplex, Readable } from 'node:stream';
+import type { Duplex, Readable, Writable } from 'node:stream';
 import type { DriverKind, EgressPolicy, EgressSupport, MacModel } from '../crds/index.ts';
 
 /** How a driver reaches one Mac: the fields of a Mini resource it needs. */
@@ -48,6 +48,11 @@ export interface VmInfo {
   cpu: number;
   memoryGiB: number;
   state: VmRunState;
+  /**
+   * A running VM that is paused (`pauseVm`): frozen where it is, its memory kept. It still holds its
+   * cores and memory on the Mac, so `state` stays `running`.
+   */
+  paused?: boolean;
   /** The VM's address once running (linux driver: its own 127.0.x.y). */
   ip?: string;
 }
@@ -83,12 +88,34 @@ export interface Host {
    * Absent on a driver that enforces no policy.
    */
   setEgress?(name: string, policy: EgressPolicy): Promise<void>;
+  /**
+   * Makes `spec.name` (a VM of that name is discarded first) a stopped VM of `spec.image` whose disk
+   * is `source`'s disk as it is now, `source` being a VM of this host on the same image. A running
+   * `source` is held still while its disk is copied, so the copy is one instant, and keeps running.
+   * Only the disk is copied: the fork boots like any cold VM.
+   */
+  forkVm(source: string, spec: VmCreateSpec): Promise<VmInfo>;
+  /**
+   * Freezes a running VM where it is: none of its processes runs (no CPU), its memory is kept, and
+   * `resumeVm` lets it go on as if no time had passed. Pausing a paused VM does nothing. A driver
+   * that cannot pause throws `unsupported` (and names the reason in `Driver.unsupported`).
+   */
+  pauseVm(name: string): Promise<void>;
+  /** Lets a paused VM run on; resuming a VM that is not paused does nothing. */
+  resumeVm(name: string): Promise<void>;
   /** Data-plane access to a running VM. */
   guest(name: string): Guest;
 }
 
+/** What a driver cannot do on its hosts at all, each with the reason the API answers (501). */
+export interface Unsupported {
+  pause?: string;
+}
+
 export interface Driver {
   readonly kind: DriverKind;
+  /** Operations none of this driver's hosts can do, refused by name before anything is written. */
+  readonly unsupported?: Unsupported;
   host(ref: HostRef): Host;
   /** Stops every process and connection the driver started. */
   close(): Promise<void>;
@@ -170,6 +197,57 @@ export interface Endpoint {
   port: number;
 }
 
+/** A streaming exec's terminal: stdout and stderr then arrive merged on stdout, as a terminal shows them. */
+export interface PtySize {
+  cols: number;
+  rows: number;
+}
+
+export interface ExecStreamOptions {
+  /** Run under a pseudo-terminal of this size (TERM=xterm-256color); resize() changes it. */
+  pty?: PtySize;
+  /**
+   * Kill the command's process group after this long (TERM, then KILL 2 s later); its exit then has
+   * `timedOut: true` and code 124. None: the command runs until it exits or the stream is closed.
+   */
+  timeoutMs?: number;
+}
+
+/** How a streamed command ended. */
+export interface ExecExit {
+  /** Exit status; 128 + signal number when a signal killed it; 124 when its timeout did. */
+  code: number;
+  timedOut: boolean;
+}
+
+/**
+ * A command running in the VM with its standard streams open (exec-stream in the API). Output stops
+ * at the command's exit (what it left in the background keeps running and is not part of the
+ * stream); `stdout` and `stderr` end then, and `exit` resolves. Reading is flow-controlled: a paused
+ * stdout holds the VM's writer.
+ */
+export interface ExecStream {
+  /** The command's standard input (or the terminal's keyboard); end() closes it (EOF). */
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  /** Empty under a pty (the terminal merges both streams into stdout). */
+  readonly stderr: Readable;
+  /** Resolves once the command has exited; rejects when the VM's connection went away first. */
+  readonly exit: Promise<ExecExit>;
+  /** New terminal size (a pty only; otherwise ignored). */
+  resize(size: PtySize): void;
+  /**
+   * Hangs up before the exit: the command's process group gets SIGHUP (as when a terminal closes;
+   * `nohup` and `setsid` children survive it) and the stream's resources are freed. Idempotent; a
+   * no-op once the command exited.
+   */
+  close(): void;
+}
+
+/** What the guest's clipboard holds (the X CLIPBOARD selection, the macOS general pasteboard). */
+export type ClipboardContent =
+  { type: 'text'; text: string } | { type: 'image'; mimeType: 'image/png'; data: Buffer } | { type: 'empty' };
+
 /** A service of the VM that the API's WebSockets relay. */
 export type GuestService = 'vnc' | 'ssh';
 
@@ -231,6 +309,21 @@ export interface Guest {
    * without it has VMs that vnc()/ssh() endpoints reach directly (linux).
    */
   openStream?(service: GuestService): Promise<Duplex>;
+  /**
+   * Starts a command with its streams open (see ExecStream). The returned promise settles once the
+   * command started; the stream then lives as long as the command, however long (api/ws/exec-stream.ts
+   * says how such streams are kept honest).
+   */
+  execStream?(command: string, opts?: ExecStreamOptions): Promise<ExecStream>;
+  /**
+   * A TCP connection to `127.0.0.1:port` inside the VM (its own loopback, as a program in the VM
+   * would connect), as a stream. Nothing listening there: DriverError `refused`.
+   */
+  forwardPort?(port: number): Promise<Duplex>;
+  /** What the clipboard holds; `prefer` picks the representation when it offers both text and an image. */
+  getClipboard?(prefer?: 'text' | 'image'): Promise<ClipboardContent>;
+  /** Replaces the clipboard's content (text, or a PNG image where the guest takes images). */
+  setClipboard?(content: Exclude<ClipboardContent, { type: 'empty' }>): Promise<void>;
   /** Last input, exec or connection seen by the guest. */
   lastActivity(): Promise<Date | undefined>;
   /**
@@ -248,7 +341,13 @@ export type DriverErrorCode =
   | 'missing_tool'
   | 'command_failed'
   | 'timeout'
-  | 'capacity';
+  | 'capacity'
+  /** Nothing accepts connections where asked (a port of the VM with no listener). */
+  | 'refused'
+  /** The guest's system or the driver has no such feature (the message names it and why). */
+  | 'not_supported'
+  /** A payload over the guest's limit for it (a clipboard image larger than the guest takes). */
+  | 'too_large';
 
 /** Every driver failure: the command that failed and the first line of its stderr. */
 export class DriverError extends Error {

@@ -11,7 +11,7 @@
 // when the VM has held it for `STALL_MS` — data waiting for the VM to take it, or the reader waiting
 // for data from the VM — never because the client on the other end is slow.
 import { PassThrough, Readable } from 'node:stream';
-import { DriverError, type ExecOptions, type Guest } from './driver.ts';
+import { DriverError, type ExecOptions, type ExecStream, type Guest } from './driver.ts';
 
 /** The longest any call waits on the VM when nothing else says otherwise. */
 export const CALL_DEADLINE_MS = 30_000;
@@ -38,6 +38,13 @@ const DEADLINES: Partial<Record<keyof Guest, (args: unknown[]) => number>> = {
   getRecording: () => SLOW_CALL_MS,
   deleteRecording: () => SLOW_CALL_MS,
 };
+
+// A streaming exec (execStream) and a forwarded connection (forwardPort) are bounded here only until
+// they open (CALL_DEADLINE_MS): once open they live as long as their client wants (a terminal idle
+// for an hour, a WebSocket that carries one message a day), so no deadline or stall rule can tell a
+// quiet stream from a held one. The VM cannot hold them anyway: the SSH connection under them sends
+// keepalives, and a VM that stops answering those loses the connection and every stream on it; the
+// API's side pings its clients and caps how many streams a sandbox holds (api/ws/stream-liveness.ts).
 
 /** Methods whose answer is a stream from the VM: it is guarded against stalls once it is handed out. */
 const STREAM_RESULTS = new Set<keyof Guest>(['getFile', 'getDir', 'downloadRecording']);
@@ -89,6 +96,7 @@ function bounded(guest: Guest, method: keyof Guest, call: AnyFn, args: unknown[]
         if (late) {
           // Too late to hand out: a stream that came after the deadline is closed.
           if (value instanceof Readable) value.destroy();
+          else if (method === 'execStream') (value as ExecStream).close();
           return;
         }
         resolve(
@@ -105,8 +113,11 @@ function bounded(guest: Guest, method: keyof Guest, call: AnyFn, args: unknown[]
   });
 }
 
-/** A download from the VM, failed once the VM has held a waiting reader for STALL_MS. */
-function guardResult(method: string, source: Readable, abandon: () => void): Readable {
+/**
+ * A download from the VM, failed once the VM has held a waiting reader for STALL_MS (`abandon` is
+ * called first). Also the API's guard on a forwarded port's HTTP response.
+ */
+export function guardResult(method: string, source: Readable, abandon: () => void): Readable {
   const out = new PassThrough();
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {

@@ -68,6 +68,12 @@ export const ConditionTypes = {
   RoomForVMs: 'RoomForVMs',
   /** VM: the boot for the current claim finished (True) or failed (False, reason = failure code). */
   Booted: 'Booted',
+  /**
+   * Sandbox: its VM is paused as `spec.paused` asks (True), runs as asked (False, reason Running), or
+   * the last pause or resume failed (False, reason `pause_failed` / `resume_failed`, for the spec
+   * generation in `status.observedGeneration`).
+   */
+  Paused: 'Paused',
 } as const;
 
 /** Reasons written into conditions. */
@@ -107,6 +113,10 @@ export const Reasons = {
   Booted: 'Booted',
   BootFailed: 'BootFailed',
   Running: 'Running',
+  // Sandbox pause (the API answers these codes)
+  Paused: 'Paused',
+  PauseFailed: 'pause_failed',
+  ResumeFailed: 'resume_failed',
 } as const;
 
 /**
@@ -136,6 +146,16 @@ export const SANDBOX_FAILURES = {
   egress_not_allowed: { status: 422, summary: 'no Mac of the sandbox can enforce its egress policy' },
   /** The driver failed to put the egress policy in force on the VM. */
   egress_failed: { status: 502, summary: 'the egress policy could not be applied to the VM' },
+  /** A fork's source sandbox was deleted, paused or failed before its disk was copied. */
+  fork_source_unavailable: {
+    status: 409,
+    summary: 'the sandbox to fork is not running (deleted, paused or failed) so its disk cannot be copied',
+  },
+  /** The source's disk could not be copied to the fork's VM, or the fork did not start. */
+  fork_failed: {
+    status: 502,
+    summary: "the source's disk could not be copied to the fork, or the fork did not start",
+  },
 } as const satisfies Record<string, { status: number; summary: string }>;
 
 export type SandboxFailureCode = keyof typeof SANDBOX_FAILURES;

@@ -4,6 +4,8 @@
 import type {
   Account,
   ApiKey,
+  EvaluationAttempt,
+  EvaluationRun,
   Mini,
   Rate,
   Replay,
@@ -30,6 +32,8 @@ export interface Informers {
   accounts: Informer<Account>;
   tasks: Informer<Task>;
   replays: Informer<Replay>;
+  evaluationRuns: Informer<EvaluationRun>;
+  evaluationAttempts: Informer<EvaluationAttempt>;
 }
 
 /** Index names, and the functions behind them. */
@@ -50,6 +54,10 @@ export const Indexes = {
   keyByReservation: 'reservation',
   /** Snapshot → its source sandbox (`namespace/name`). */
   snapshotBySource: 'source',
+  /** EvaluationAttempt → its run (`namespace/name`). */
+  attemptByRun: 'run',
+  /** EvaluationRun → its reservation (`namespace/name`). */
+  runByReservation: 'reservation',
 } as const;
 
 /** `namespace/name` of a sandbox's reservation (the API writes the bare name); none for a pool sandbox. */
@@ -65,7 +73,19 @@ export function sandboxKeyOf(sandbox: Sandbox): string {
 
 export function createInformers(store: Store, logger?: Logger): Informers {
   const inf = <
-    T extends Mini | VM | Reservation | Sandbox | Snapshot | ApiKey | Rate | Account | Task | Replay,
+    T extends
+      | Mini
+      | VM
+      | Reservation
+      | Sandbox
+      | Snapshot
+      | ApiKey
+      | Rate
+      | Account
+      | Task
+      | Replay
+      | EvaluationRun
+      | EvaluationAttempt,
   >(
     kind: string,
   ) => new Informer<T>({ store, kind, ...(logger && { logger }) });
@@ -80,6 +100,8 @@ export function createInformers(store: Store, logger?: Logger): Informers {
     accounts: inf<Account>('Account'),
     tasks: inf<Task>('Task'),
     replays: inf<Replay>('Replay'),
+    evaluationRuns: inf<EvaluationRun>('EvaluationRun'),
+    evaluationAttempts: inf<EvaluationAttempt>('EvaluationAttempt'),
   };
   informers.vms.addIndex(Indexes.vmByMini, (vm) => [vm.spec.mini]);
   informers.vms.addIndex(Indexes.vmByClaim, (vm) => (vm.spec.sandbox ? [vm.spec.sandbox] : []));
@@ -100,6 +122,12 @@ export function createInformers(store: Store, logger?: Logger): Informers {
   informers.snapshots.addIndex(Indexes.snapshotBySource, (s) => [
     `${s.metadata.namespace ?? ''}/${s.spec.sourceSandbox}`,
   ]);
+  informers.evaluationAttempts.addIndex(Indexes.attemptByRun, (a) => [
+    `${a.metadata.namespace ?? ''}/${a.spec.run}`,
+  ]);
+  informers.evaluationRuns.addIndex(Indexes.runByReservation, (r) => [
+    `${r.metadata.namespace ?? ''}/${r.spec.reservation}`,
+  ]);
   return informers;
 }
 
@@ -109,6 +137,8 @@ export interface Enqueuers {
   sandbox(key: string): void;
   reservation(key: string): void;
   mini(name: string): void;
+  evaluationRun(key: string): void;
+  evaluationAttempt(key: string): void;
 }
 
 export interface OperatorSettings {
@@ -124,8 +154,16 @@ export interface OperatorSettings {
   probeTimeoutMs: number;
   /** `status.heartbeat` is rewritten at most this often (the probe itself runs every heartbeatMs). */
   heartbeatWriteMs: number;
-  /** What URLs a replay's `download` setup steps may fetch (docs/evaluation.md). */
+  /**
+   * What URLs a replay's `download` setup steps may fetch, and which agent endpoints an evaluation
+   * run may call (docs/evaluation.md).
+   */
   setupFetch: UrlFetchPolicy;
+  /**
+   * The customer API's address as agents reach it, for evaluation runs written without one
+   * (`spec.agent.apiUrl`; the API writes the address a run was created through).
+   */
+  apiUrl?: string;
 }
 
 export const DEFAULT_SETTINGS: OperatorSettings = {

@@ -23,6 +23,8 @@ import { ensureLocalMini, type LocalMiniOptions } from './mini/local.ts';
 import { miniReconciler } from './mini/reconciler.ts';
 import { poolReconciler } from './pool/reconciler.ts';
 import { replayReconciler } from './replay/reconciler.ts';
+import { attemptReconciler } from './evaluation/run/attempt-reconciler.ts';
+import { runReconciler } from './evaluation/run/run-reconciler.ts';
 import { reservationReconciler } from './reservation/reconciler.ts';
 import type { Registry } from 'prom-client';
 import { registerFleetMetrics } from './fleet-metrics.ts';
@@ -42,7 +44,7 @@ import { snapshotReconciler } from './snapshot/reconciler.ts';
 
 export type ControllerName = 'mini' | 'pool' | 'sandbox' | 'reservation' | 'snapshot';
 /** Controllers of work a customer starts (not of the fleet converging): replays of recorded tasks. */
-export type WorkControllerName = 'replay';
+export type WorkControllerName = 'replay' | 'evaluationRun' | 'evaluationAttempt';
 type AnyControllerName = ControllerName | WorkControllerName;
 
 export interface StartOperatorOptions {
@@ -85,6 +87,10 @@ const DEFAULT_CONCURRENCY: Record<AnyControllerName, number> = {
   snapshot: 4,
   // A replay holds its reconcile for the whole run (setup, actions, grader).
   replay: 8,
+  evaluationRun: 4,
+  // An attempt holds its reconcile through a setup, a replay, a grading or a synchronous agent:
+  // as many at once as sandboxes the Macs run (a run admits no more than its reservation's places).
+  evaluationAttempt: 64,
 };
 
 /**
@@ -127,6 +133,8 @@ export async function startOperator(opts: StartOperatorOptions): Promise<Running
       sandbox: (k) => controllers.sandbox.enqueue(k),
       reservation: (k) => controllers.reservation.enqueue(k),
       mini: (k) => controllers.mini.enqueue(k),
+      evaluationRun: (k) => controllers.evaluationRun.enqueue(k),
+      evaluationAttempt: (k) => controllers.evaluationAttempt.enqueue(k),
     },
   };
   const make = (name: AnyControllerName, spec: Omit<ConstructorParameters<typeof Controller>[0], 'name'>) =>
@@ -194,6 +202,33 @@ export async function startOperator(opts: StartOperatorOptions): Promise<Running
     reconcile: replayReconciler(ctx),
   });
 
+  controllers.evaluationRun = make('evaluationRun', {
+    for: i.evaluationRuns,
+    watches: [
+      { informer: i.evaluationAttempts, map: (o) => ownersOfKind(o, 'EvaluationRun') },
+      {
+        informer: i.reservations,
+        map: (o) => keysOf(informers.evaluationRuns.byIndex(Indexes.runByReservation, keyOfNs(o))),
+      },
+    ],
+    reconcile: runReconciler(ctx),
+  });
+  controllers.evaluationAttempt = make('evaluationAttempt', {
+    for: i.evaluationAttempts,
+    watches: [
+      {
+        informer: i.sandboxes,
+        map: (o) => [...ownersOfKind(o, 'EvaluationAttempt'), ...waitingAttempts(informers)],
+      },
+      { informer: i.vms, map: () => waitingAttempts(informers) },
+      {
+        informer: i.evaluationRuns,
+        map: (o) => keysOf(informers.evaluationAttempts.byIndex(Indexes.attemptByRun, keyOfNs(o))),
+      },
+    ],
+    reconcile: attemptReconciler(ctx),
+  });
+
   // Every cache synced before any controller reconciles: reconcilers read kinds they do not watch.
   await Promise.all((Object.values(informers) as Informer[]).map((inf) => inf.start()));
   await Promise.all(Object.values(controllers).map((c) => c.start()));
@@ -256,6 +291,20 @@ function snapshotsOfSource(informers: Informers, sandbox: string): string[] {
   return (informers.snapshots.byIndex(Indexes.snapshotBySource, sandbox) as Snapshot[])
     .filter((s) => s.status?.phase !== 'ready' && s.status?.phase !== 'failed')
     .map(keyOfNs);
+}
+
+/** The owners of a kind named by an object's owner references (`namespace/name`). */
+function ownersOfKind(o: AnyResource, kind: string): string[] {
+  return (o.metadata.ownerReferences ?? [])
+    .filter((r) => r.kind === kind)
+    .map((r) => `${o.metadata.namespace ?? ''}/${r.name}`);
+}
+
+/** Attempts waiting for a VM: a VM or sandbox changing may be the room they wait for. */
+function waitingAttempts(informers: Informers): string[] {
+  return keysOf(
+    informers.evaluationAttempts.list().filter((a) => (a.status?.phase ?? 'waiting') === 'waiting'),
+  );
 }
 
 /** The Replay that owns a sandbox (a replay's sandbox booting, failing or going away). */

@@ -18,7 +18,7 @@ fi
 pkgs="xvfb x11vnc xdotool openssh-server openssh-client ffmpeg imagemagick wmctrl x11-utils
 x11-apps xterm at-spi2-core python3-pyatspi gir1.2-atspi-2.0 dbus-x11 zenity gtk-3-examples python3-gi
 gir1.2-gtk-3.0 xauth xfonts-base chromium psmisc procps jq python3-paramiko python3-mypy python3-kubernetes ruby-kubeclient
-xfce4-session xfwm4 xfce4-panel xfdesktop4 xfconf thunar xfce4-terminal mousepad exo-utils xdg-utils iproute2 nftables tini"
+xfce4-session xfwm4 xfce4-panel xfdesktop4 xfconf thunar xfce4-terminal mousepad exo-utils xdg-utils iproute2 nftables tini xclip"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

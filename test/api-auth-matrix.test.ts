@@ -230,6 +230,19 @@ const ROWS: Row[] = [
   // Without Upgrade: 426 for everyone (the upgrade itself is checked below).
   { method: 'GET', path: sbp('/vnc'), expect: [426, 426, 426], public: true },
   { method: 'GET', path: sbp('/ssh'), expect: [426, 426, 426], public: true },
+  // The exec stream's checks without the upgrade: the owner learns that only the upgrade was missing.
+  { method: 'GET', path: sbp('/exec/stream?command=true'), expect: [426, 426, 404] },
+  { method: 'GET', path: sbp('/clipboard'), expect: [200, 200, 404] },
+  { method: 'PUT', path: sbp('/clipboard'), body: { type: 'text', text: 'x' }, expect: [204, 204, 404] },
+  // Forwarded ports: authorized by the handler (key or viewer token); nothing listens in a sim VM.
+  { method: 'GET', path: sbp('/ports/8000/'), expect: [502, 502, 404] },
+  {
+    method: 'POST',
+    path: sbp('/ports/8000/x'),
+    body: 'b',
+    contentType: 'text/plain',
+    expect: [502, 502, 404],
+  },
   { method: 'GET', path: sbp('/cua/ws'), expect: [426, 426, 426], public: true },
   // Cua's protocol: the key as on every sandbox route.
   { method: 'POST', path: sbp('/cua/cmd'), body: { command: 'get_screen_size' }, expect: [200, 200, 404] },
@@ -308,6 +321,20 @@ describe('auth matrix', () => {
       for (const caller of CALLERS) {
         const want = caller === 'account' || caller === 'reservation' ? 502 : caller === 'other' ? 404 : 401;
         expect(await upgrade(`/v1/sandboxes/${ids.sb}/ssh`, headers[caller]), caller).toBe(want);
+      }
+    });
+
+    it('/exec/stream and a port WebSocket admit the owner (a sim VM streams; nothing listens on its ports)', async () => {
+      for (const caller of CALLERS) {
+        const owner = caller === 'account' || caller === 'reservation';
+        const refused = caller === 'other' ? 404 : 401;
+        expect(
+          await upgrade(`/v1/sandboxes/${ids.sb}/exec/stream?command=true`, headers[caller]),
+          caller,
+        ).toBe(owner ? 101 : refused);
+        expect(await upgrade(`/v1/sandboxes/${ids.sb}/ports/8000/ws`, headers[caller]), caller).toBe(
+          owner ? 502 : refused,
+        );
       }
     });
 

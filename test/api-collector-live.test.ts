@@ -193,7 +193,7 @@ describe('the collector', () => {
     ]);
     const files = unzipSync(await client.tasks.download('note'));
     const archived: unknown = JSON.parse(Buffer.from(files['trajectory.json']!).toString('utf8'));
-    expectValidAtif(archived);
+    expectValidAtif(archived, Object.keys(files));
     expect(archived).toEqual(atif);
     for (const step of atif.steps.slice(1)) {
       const part = (step.observation!.results[0]!.content as { source: { path: string } }[])[0]!;

@@ -75,6 +75,28 @@ describe('a Mac that enforces every mode', () => {
     await remove(s, key, id);
   });
 
+  it('gives a fork its source’s policy, and answers a PATCH on a paused sandbox with sandbox_paused', async () => {
+    const policy = { mode: 'allow', allow: ['203.0.113.0/24'] };
+    const id = (await create(s, key, { egress: policy })).json().sandbox_id as string;
+    const forked = await s.call(key, 'POST', `/v1/sandboxes/${id}/fork`, { count: 1 });
+    expect(forked.statusCode, forked.body).toBe(201);
+    const fork = String(forked.json<{ sandboxes: { sandbox_id: string }[] }>().sandboxes[0]!.sandbox_id);
+    const sb = (await s.f.store.get<Sandbox>({ kind: 'Sandbox', namespace: 'acme', name: fork }))!;
+    expect(sb.spec.egress).toEqual(policy);
+    expect(vmEgress(s, sb.status!.vm!)).toEqual(policy);
+    expect((await s.call(key, 'GET', `/v1/sandboxes/${fork}/network`)).json().egress).toEqual(policy);
+    await remove(s, key, fork);
+
+    expect((await s.call(key, 'POST', `/v1/sandboxes/${id}/pause`)).statusCode).toBe(200);
+    const before = (await s.f.store.get<Sandbox>({ kind: 'Sandbox', namespace: 'acme', name: id }))!;
+    const paused = await s.call(key, 'PATCH', `/v1/sandboxes/${id}/network`, { egress: { mode: 'none' } });
+    expect(paused.statusCode).toBe(409);
+    expect(paused.json().error).toBe('sandbox_paused');
+    const after = (await s.f.store.get<Sandbox>({ kind: 'Sandbox', namespace: 'acme', name: id }))!;
+    expect(after.spec.egress).toEqual(before.spec.egress);
+    await remove(s, key, id);
+  });
+
   it('answers bad input with 400 naming the rule, and writes nothing', async () => {
     const before = await resourceCounts(s.f.store);
     const cases: [unknown, string, RegExp][] = [

@@ -174,6 +174,8 @@ export async function startLinuxApiStack(
       drivers: { linux: driver },
       blobDir: path.join(tmp.dir, 'blobs'),
       localMini: true,
+      // As the server does: the operator fetches (downloads, agent endpoints) under the API's policy.
+      ...(opts.setupFetch && { settings: { setupFetch: opts.setupFetch } }),
     });
     closers.push(() => operator.stop());
     const app = await buildCustomerApp({

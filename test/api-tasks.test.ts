@@ -155,7 +155,7 @@ describe('reading tasks', () => {
       'trajectory.json',
     ]);
     const atif: unknown = JSON.parse(Buffer.from(files['trajectory.json']!).toString('utf8'));
-    expectValidAtif(atif);
+    expectValidAtif(atif, Object.keys(files));
     const agentSteps = atif.steps.filter((step) => step.source === 'agent');
     expect(agentSteps).toHaveLength(4);
     for (const [index, step] of agentSteps.entries()) {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { pino } from 'pino';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expectValidAtif } from './support/atif.ts';
 import { launchIsolatedChromium, type IsolatedBrowser } from './support/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Rate, VM } from '../crds/index.ts';
@@ -364,9 +365,8 @@ describe('the dashboard in a real browser', () => {
     const zip = await readFile((await (await downloading).path())!);
     const files = unzipSync(new Uint8Array(zip));
     expect(Object.keys(files)).toEqual(expect.arrayContaining(['trajectory.json', 'setup.sh']));
-    const trajectory = JSON.parse(Buffer.from(files['trajectory.json']!).toString('utf8')) as {
-      steps: unknown[];
-    };
+    const trajectory: unknown = JSON.parse(Buffer.from(files['trajectory.json']!).toString('utf8'));
+    expectValidAtif(trajectory, Object.keys(files));
     expect(trajectory.steps.length).toBeGreaterThanOrEqual(3);
 
     await page.getByRole('button', { name: 'Replay this task' }).click();

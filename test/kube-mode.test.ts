@@ -66,7 +66,7 @@ function fromOutput<T>(proc: Proc, pick: (line: string) => T | undefined, what: 
       if (proc.child.exitCode !== null) throw new Error(`${what}: exited: ${proc.lines.join('\n')}`);
       return undefined;
     },
-    what,
+    () => `${what} (its last lines: ${proc.lines.slice(-20).join('\n')})`,
     60_000,
   );
 }

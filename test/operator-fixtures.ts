@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../store/sqlite-store.ts';
 import { waitFor } from './support/wait.ts';
-import { expect } from 'vitest';
 
 export interface TempStore {
   store: SqliteStore;
@@ -254,7 +253,8 @@ export async function startReservedFleet(opts: ReservedFleetOptions = {}): Promi
   try {
     await f.account('acme', creditCents);
     await f.reserve('acme', 'r1', { macModel: model, vmLayout: layout, miniCount: minis });
-    expect((await f.reservationSettled('acme', 'r1')).status?.phase).toBe('active');
+    const phase = (await f.reservationSettled('acme', 'r1')).status?.phase;
+    if (phase !== 'active') throw new Error(`reservation acme/r1 is ${phase}, not active`);
     await f.poolsReady();
     return f;
   } catch (err) {

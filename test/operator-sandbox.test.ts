@@ -236,7 +236,14 @@ describe('sandboxes', () => {
       hosts: new HostRegistry({ sim: f.sim }),
       blobs: createBlobStore(path.join(f.dir, 'blobs')),
       settings: DEFAULT_SETTINGS,
-      enqueue: { pool: () => {}, sandbox: () => {}, reservation: () => {}, mini: () => {} },
+      enqueue: {
+        pool: () => {},
+        sandbox: () => {},
+        reservation: () => {},
+        mini: () => {},
+        evaluationRun: () => {},
+        evaluationAttempt: () => {},
+      },
     };
     const other = new Controller({
       name: 'sandbox-2',

@@ -1,8 +1,9 @@
 // The operator's state machines, cell by cell (Orchard's TestExplicitStateTransitions), and the
 // level-triggered promise: reconciling every object again, once the fleet has settled, writes nothing.
 import { describe, expect, it } from 'vitest';
-import { API_VERSION, type Snapshot } from '../crds/index.ts';
+import { API_VERSION, type Sandbox, type Snapshot } from '../crds/index.ts';
 import type { ControllerName } from '../operator/index.ts';
+import { attemptMachine, runMachine } from '../operator/evaluation/run/states.ts';
 import { miniMachine } from '../operator/mini/states.ts';
 import { vmMachine } from '../operator/pool/states.ts';
 import { reservationMachine } from '../operator/reservation/states.ts';
@@ -37,6 +38,12 @@ const EXPECTED: Record<string, string[]> = {
     'running --poolEnded--> completing',
     'running --deleted--> gone',
     'running --idleTimeout--> gone',
+    'running --pause--> paused',
+    'paused --resume--> running',
+    'paused --fail--> failed',
+    'paused --reservationEnded--> completing',
+    'paused --poolEnded--> completing',
+    'paused --deleted--> gone',
     'completing --deleted--> gone',
     'failed --reservationEnded--> completing',
     'failed --deleted--> gone',
@@ -77,12 +84,40 @@ const EXPECTED: Record<string, string[]> = {
     'down --answeredReserved--> reserved',
     'down --release--> down',
   ],
+  EvaluationRun: [
+    'pending --start--> running',
+    'pending --cancel--> cancelled',
+    'running --finish--> completed',
+    'running --cancel--> cancelled',
+  ],
+  EvaluationAttempt: [
+    'waiting --claim--> starting',
+    'waiting --error--> errored',
+    'waiting --cancel--> cancelled',
+    'starting --refused--> waiting',
+    'starting --running--> setup',
+    'starting --error--> errored',
+    'starting --cancel--> cancelled',
+    'setup --setUp--> acting',
+    'setup --error--> errored',
+    'setup --cancel--> cancelled',
+    'acting --acted--> grading',
+    'acting --error--> errored',
+    'acting --cancel--> cancelled',
+    'grading --graded--> completed',
+    'grading --error--> errored',
+    'grading --cancel--> cancelled',
+  ],
 };
 
-const machines = [reservationMachine, sandboxMachine, vmMachine, miniMachine] as unknown as StateMachine<
-  string,
-  string
->[];
+const machines = [
+  reservationMachine,
+  sandboxMachine,
+  vmMachine,
+  miniMachine,
+  runMachine,
+  attemptMachine,
+] as unknown as StateMachine<string, string>[];
 
 describe('state machines', () => {
   for (const m of machines) {
@@ -127,15 +162,38 @@ describe('level-triggered reconciles', () => {
   }
 
   async function busyFleet() {
-    f = await startSimFleet([{ name: 'mini-1' }, { name: 'mini-2' }, { name: 'mini-3', model: 'm5-pro' }]);
+    f = await startSimFleet([
+      { name: 'mini-1' },
+      { name: 'mini-2' },
+      { name: 'mini-3', model: 'm5-pro' },
+      { name: 'mini-4' },
+    ]);
     await f.account('acme', 100_000_000);
-    await f.reserve('acme', 'r1', { miniCount: 2 });
+    await f.reserve('acme', 'r1', { miniCount: 3 });
     await f.reservationSettled('acme', 'r1');
     await f.poolsReady();
     const warm = await f.createSandbox('acme', { reservation: 'r1' });
     const cold = await f.createSandbox('acme', { reservation: 'r1', cpu: 7, memoryGiB: 8 });
     const eph = await f.createSandbox('acme', { reservation: 'r1', ephemeral: true });
     for (const sb of [warm, cold, eph]) await f.sandboxSettled('acme', sb.metadata.name);
+    // A fork of the warm one (booted from a copy of its disk), and the ephemeral one paused.
+    const fork = await f.createSandbox('acme', {
+      reservation: 'r1',
+      cpu: 5,
+      memoryGiB: 8,
+      forkOf: warm.metadata.name,
+    });
+    expect((await f.sandboxSettled('acme', fork.metadata.name)).status?.phase).toBe('running');
+    await f.store.patch(
+      { kind: 'Sandbox', namespace: 'acme', name: eph.metadata.name },
+      { spec: { paused: true } },
+    );
+    await waitFor(
+      async () =>
+        (await f.store.get<Sandbox>({ kind: 'Sandbox', namespace: 'acme', name: eph.metadata.name }))?.status
+          ?.phase === 'paused',
+      'the ephemeral sandbox paused',
+    );
     await f.createSandbox('acme', { reservation: 'r1', cpu: 11 });
     await f.store.create<Snapshot>({
       apiVersion: API_VERSION,

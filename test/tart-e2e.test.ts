@@ -2,7 +2,8 @@
 // and the customer API on a real listener; the Macs registered with `kubectl apply -f` of what
 // `npm run emulated-macs -- up 2` printed. A customer reserves one Mac, takes a warm sandbox, drives
 // it (exec, input, screenshot, windows), opens the VNC and SSH WebSockets (relayed through the Mac's
-// SSH connection), snapshots it, reserves the other Mac, restores the snapshot there (the delta
+// SSH connection), streams an exec, reaches a server in the guest through a forwarded port and sets
+// its clipboard, snapshots it, reserves the other Mac, restores the snapshot there (the delta
 // crosses Macs through the blob store), and deletes both sandboxes. An egress policy that Softnet
 // cannot hold per sandbox is refused by name (docs/mac.md, Egress).
 import sharp from 'sharp';
@@ -229,6 +230,88 @@ describe('sandbay on the tart driver with two emulated Macs', () => {
     });
     client.end();
     expect(whoami).toBe('admin');
+  });
+
+  it(
+    'forks a sandbox on its Mac (tart clone of the running VM, flushed first)',
+    { timeout: 300_000 },
+    async () => {
+      await exec(first.id, 'mkdir -p work && echo before-fork > work/fork.txt');
+      let last = '';
+      const forked = await waitFor(
+        async () => {
+          const r = await api('POST', `/v1/sandboxes/${first.id}/fork`, { count: 1 });
+          last = `${r.status} ${r.bytes.toString()}`;
+          // The Mac's second VM may still be cloning after the warm create: 503 no_warm_vm meanwhile.
+          return r.status === 201 ? json(r) : r.status === 503 ? undefined : Promise.reject(new Error(last));
+        },
+        'a fork',
+        120_000,
+      );
+      const [fork] = forked.sandboxes as {
+        sandbox_id: string;
+        host: string;
+        fork_of: string;
+        boot: string;
+      }[];
+      expect(fork).toMatchObject({ host: first.mini, fork_of: first.id, boot: 'cold' });
+      expect(await exec(fork!.sandbox_id, 'cat work/fork.txt')).toMatchObject({ stdout: 'before-fork\n' });
+      // The source runs on, with its own disk.
+      await exec(fork!.sandbox_id, 'echo fork-only > work/fork.txt');
+      expect(await exec(first.id, 'cat work/fork.txt')).toMatchObject({ stdout: 'before-fork\n' });
+      expect((await api('DELETE', `/v1/sandboxes/${fork!.sandbox_id}`)).status).toBe(204);
+    },
+  );
+
+  it('refuses pause on a Mac by name, with the reason, writing nothing', async () => {
+    const r = await api('POST', `/v1/sandboxes/${first.id}/pause`);
+    expect(r.status).toBe(501);
+    expect(json(r)).toMatchObject({ error: 'feature_not_supported' });
+    expect(json(r).message).toMatch(/tart driver.*--suspendable/);
+    const sb = (await stack.store.get<Sandbox>({ kind: 'Sandbox', namespace: 'mac', name: first.id }))!;
+    expect(sb.spec.paused).toBeUndefined();
+    expect((await exec(first.id, 'echo still')).stdout).toBe('still\n');
+  });
+
+  it('streams an exec, forwards a port and carries the clipboard, each through the Mac', async () => {
+    // The exec stream: the channel protocol's frames, the exit code in the status frame.
+    const ws = new WebSocket(
+      `${base.replace('http', 'ws')}/v1/sandboxes/${first.id}/exec/stream?command=${encodeURIComponent('echo via mac; exit 7')}`,
+      ['v5.channel.k8s.io'],
+      { headers: { authorization: `Bearer ${stack.key}` } },
+    );
+    let out = '';
+    let status: { details?: { causes: { reason: string; message: string }[] } } | undefined;
+    ws.on('message', (m: Buffer) => {
+      if (m[0] === 1) out += m.subarray(1).toString();
+      if (m[0] === 3) status = JSON.parse(m.subarray(1).toString()) as typeof status;
+    });
+    await new Promise((resolve) => ws.once('close', resolve));
+    expect(out).toBe('via mac\n');
+    expect(status?.details?.causes).toContainEqual({ reason: 'ExitCode', message: '7' });
+    // A server on the guest's own loopback, reached through the guest's sshd through the Mac.
+    await exec(first.id, "mkdir -p site && printf 'served from the guest' > site/index.txt");
+    await exec(
+      first.id,
+      'cd site && nohup /usr/bin/python3 -m http.server 8000 --bind 127.0.0.1 >/dev/null 2>&1 &',
+    );
+    const page = await waitFor(
+      async () => {
+        const r = await api('GET', `/v1/sandboxes/${first.id}/ports/8000/index.txt`);
+        return r.status === 200 ? r.bytes.toString() : undefined;
+      },
+      'the guest server',
+      30_000,
+    );
+    expect(page).toBe('served from the guest');
+    // The guest is a Linux desktop: its X clipboard, through xclip as the guest user.
+    expect(
+      (await api('PUT', `/v1/sandboxes/${first.id}/clipboard`, { type: 'text', text: 'on a Mac' })).status,
+    ).toBe(204);
+    expect(json(await api('GET', `/v1/sandboxes/${first.id}/clipboard`))).toEqual({
+      type: 'text',
+      text: 'on a Mac',
+    });
   });
 
   it('snapshots on one Mac and restores on the other; deletes both', { timeout: 300_000 }, async () => {

@@ -3,30 +3,24 @@
 // are coalesced into actions; each action takes the next step index from the store when it
 // completes (so steps recorded by several replicas keep the order they happened in), and becomes a
 // step with the screenshot taken shortly after it. When the collection is asked to stop, the
-// recorder writes what it still holds and leaves (`leave()`); `finalizeRecording` then stores the
-// MP4 with the task in the background and removes it from the VM.
+// recorder writes what it still holds and leaves (`leave()`); `finalizeRecording`
+// (operator/trajectory/recording.ts) then stores the MP4 with the task and removes it from the VM.
 import { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Guest, MouseButton } from '../../hosts/driver.ts';
 import type { BlobStore } from '../../operator/blob-store.ts';
 import type { Clock, Timer } from '../../operator/runtime/clock.ts';
-import { isStoreError, type Store } from '../../store/store.ts';
+import type { Store } from '../../store/store.ts';
 import { InputCoalescer } from './coalesce.ts';
 import type { RfbInputEvent } from './rfb-input.ts';
-import { settledScreenshot } from './settle.ts';
+import { settledScreenshot } from '../../operator/trajectory/settle.ts';
 import {
   addStep,
-  changeTask,
   setRecorder,
   takeStepIndex,
   type TaskRef,
   type TaskStep,
-} from './task-state.ts';
-
-/** Where a task's MP4 is stored (deleting the task deletes it there, whatever its status says). */
-export function recordingLocation(account: string, taskId: string): string {
-  return `tasks/${account}/${taskId}/recording.mp4`;
-}
+} from '../../operator/trajectory/task-state.ts';
 
 /** RFB button mask bits; the side buttons have none a click could be recorded with. */
 const BUTTON_BITS: Partial<Record<MouseButton, number>> = { left: 1, middle: 2, right: 4 };
@@ -178,38 +172,5 @@ export class Recorder {
     await setRecorder(this.#deps.store, this.#ref, this.sandboxId, this.#deps.replica, false).catch(
       (err: unknown) => this.#deps.log.warn({ err, task: this.taskId }, 'collection: could not leave'),
     );
-  }
-}
-
-/** Stores the collection's MP4 with the task (phase `ready`, or `saved` if it could not be), then removes it from the VM. */
-export async function finalizeRecording(
-  deps: { store: Store; blobs: BlobStore; log: FastifyBaseLogger; guest: Guest },
-  ref: TaskRef,
-  recordingId: string,
-): Promise<void> {
-  const { guest, blobs, log, store } = deps;
-  const writeStatus = async (status: Record<string, unknown>) => {
-    const r = await changeTask(store, ref, () => status);
-    if (!r) throw Object.assign(new Error('task gone'), { gone: true });
-  };
-  try {
-    await guest.stopRecording(recordingId);
-    const mp4 = await guest.downloadRecording(recordingId);
-    const recording = await blobs.put(recordingLocation(ref.account, ref.taskId), mp4);
-    try {
-      await writeStatus({ phase: 'ready', recording });
-    } catch (err) {
-      // The task was deleted while the MP4 was being stored: its blob would be named by nothing.
-      await blobs.delete(recording.location).catch(() => {});
-      throw err;
-    }
-    await guest.deleteRecording(recordingId).catch(() => {});
-  } catch (err) {
-    if ((err as { gone?: boolean }).gone || isStoreError(err, 'NotFound')) {
-      await guest.deleteRecording(recordingId).catch(() => {});
-      return;
-    }
-    log.warn({ err, task: ref.taskId }, 'collection: the screen recording could not be finalized');
-    await writeStatus({ phase: 'saved' }).catch(() => {});
   }
 }

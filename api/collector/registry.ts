@@ -15,7 +15,7 @@ import type { Store } from '../../store/store.ts';
 import { Recorder } from './collection.ts';
 import type { RfbInputEvent } from './rfb-input.ts';
 import { recordingGuest } from './recording-guest.ts';
-import { recordingOn } from './task-state.ts';
+import { recordingOn } from '../../operator/trajectory/task-state.ts';
 
 const BY_SANDBOX = 'collectingOn';
 

@@ -8,6 +8,7 @@ import type { Store } from '../../store/store.ts';
 import { KEY_KIND_LABEL, apiKeyResource, generateKey } from '../keys.ts';
 import { AccountKeySchema, IssuedAccountKeySchema, KeyIssueSchema } from '../schemas/account-keys.ts';
 import { AdminErrorSchema } from '../schemas/admin.ts';
+import { ApiError } from '../errors.ts';
 
 const AccountParams = Type.Object({
   account: Type.String({ minLength: 1, maxLength: 63, description: 'The account.' }),
@@ -41,10 +42,8 @@ async function accountKeys(store: Store, account: string): Promise<ApiKey[]> {
 
 export const accountKeyRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
   const tags = ['admin'];
-  const noAccount = (account: string) => ({
-    error: 'account_not_found',
-    message: `no account "${account}"`,
-  });
+  const noAccount = (account: string) =>
+    new ApiError('account_not_found', `no account "${account}"`).toJSON();
 
   app.post(
     '/admin/accounts/:account/keys',
@@ -108,11 +107,11 @@ export const accountKeyRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
       if (matches.length === 0)
         return reply
           .code(404)
-          .send({ error: 'key_not_found', message: `account "${account}" has no key "${key}"` });
+          .send(new ApiError('key_not_found', `account "${account}" has no key "${key}"`).toJSON());
       if (matches.length > 1)
         return reply
           .code(409)
-          .send({ error: 'key_ambiguous', message: `"${key}" names several keys: give the key's name` });
+          .send(new ApiError('key_ambiguous', `"${key}" names several keys: give the key's name`).toJSON());
       const target = matches[0]!;
       if (target.spec.revoked) return keyWire(target);
       const revoked = await store.update<ApiKey>({ ...target, spec: { ...target.spec, revoked: true } });

@@ -21,6 +21,7 @@ import {
 } from '../schemas/computer-use.ts';
 import { SandboxParams, errorResponses } from '../schemas/common.ts';
 import { actAnthropic, actOpenAI } from '../services/computer-use.ts';
+import { clipboardContent, clipboardOf } from './clipboard.ts';
 import type { RouteOptions } from '../services/context.ts';
 import { guestFor } from '../services/request.ts';
 import { validatorCompiler } from '../validation.ts';
@@ -46,6 +47,10 @@ export async function perform(guest: Guest, action: Action): Promise<void> {
       return guest.press(action.key, action.modifiers);
     case 'hotkey':
       return guest.hotkey(action.keys);
+    case 'set_clipboard':
+      await clipboardOf(guest).setClipboard(clipboardContent({ type: 'text', text: action.text }));
+      if (action.paste) await guest.hotkey('cmd+v');
+      return;
   }
 }
 

@@ -39,6 +39,9 @@ export const platformEventRoutes: FastifyPluginAsyncTypebox<RouteOptions & { fee
         'x-accel-buffering': 'no',
         'x-request-id': request.id,
       });
+      // A HEAD gets the head and no stream: Node sends no body for it, nor the head until the end,
+      // so a HEAD left streaming never had an answer (and held a feed subscription while it waited).
+      if (request.method === 'HEAD') return void res.end();
       res.write('retry: 2000\n\n');
       const heartbeat = setInterval(() => res.write(': keepalive\n\n'), HEARTBEAT_MS);
       // The client may hang up while the feed is starting: `end` then runs before the subscription exists.

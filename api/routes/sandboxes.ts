@@ -17,6 +17,7 @@ import {
 } from '../schemas/sandboxes.ts';
 import type { RouteOptions } from '../services/context.ts';
 import { knownInfoJson, rememberInfoJson } from '../services/info-json.ts';
+import { refusePaused } from '../services/guests.ts';
 import { cachedSandboxOf, sandboxOf } from '../services/request.ts';
 import {
   CREATE_DEADLINE_MS,
@@ -151,11 +152,12 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         tags,
         summary: 'Heartbeat: keeps an ephemeral sandbox from the idle reaper',
         params: SandboxParams,
-        response: { 200: KeepaliveSchema, ...errorResponses(400, 401, 404) },
+        response: { 200: KeepaliveSchema, ...errorResponses(400, 401, 404, 409) },
       },
     },
     async (request) => {
       const sandbox = await findSandbox(ctx, principalOf(request), request.params.sandboxID);
+      refusePaused(sandbox); // a paused sandbox is never idle: nothing to keep alive
       const at = (await ctx.activity.touch(sandbox.metadata.namespace!, sandbox.metadata.name, true))!;
       return { sandbox_id: sandbox.metadata.name, last_active: at.toISOString() };
     },

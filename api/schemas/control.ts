@@ -48,6 +48,17 @@ export const ScrollSchema = request({ x: X, y: Y, direction: Direction, amount: 
 export const TypeSchema = request({ text: Text, delay: Type.Optional(Delay) });
 export const PressSchema = request({ key: KeyName, modifiers: Type.Optional(Modifiers) });
 export const HotkeySchema = request({ keys: Keys });
+export const SetClipboardActionSchema = request({
+  text: Type.String({
+    maxLength: 1024 * 1024,
+    description: "Text to put on the sandbox's clipboard (PUT …/clipboard also takes images).",
+  }),
+  paste: Type.Boolean({
+    default: false,
+    description:
+      'true: then paste it into the focused window (`cmd+v`, which is Control+V on Linux desktops).',
+  }),
+});
 
 export const PositionSchema = Type.Object({
   x: Type.Integer({ description: 'Pointer x, in points.' }),
@@ -65,6 +76,7 @@ export const ActionSchema = Type.Union(
     request({ type: ActionType('type'), ...TypeSchema.properties }),
     request({ type: ActionType('key'), ...PressSchema.properties }),
     request({ type: ActionType('hotkey'), ...HotkeySchema.properties }),
+    request({ type: ActionType('set_clipboard'), ...SetClipboardActionSchema.properties }),
   ],
   { description: "One input action: `type` and the fields of that action's own endpoint." },
 );

@@ -2,7 +2,7 @@
 import Type, { type Static } from 'typebox';
 import { DEFAULT_MAC_MODEL } from '../../crds/mac-models.ts';
 import { MAC_MODELS } from '../../crds/meta.ts';
-import { MIN_CPU, MIN_MEMORY_GIB } from '../../crds/sandbox.ts';
+import { MIN_CPU, MIN_MEMORY_GIB, SANDBOX_PHASES } from '../../crds/sandbox.ts';
 import { DateTimeString, Nullable, SandboxIdSchema } from './common.ts';
 import { ReservationIdSchema } from './reservations.ts';
 import { EgressInForceSchema, EgressRequestSchema } from './network.ts';
@@ -90,6 +90,11 @@ const Placement = {
   }),
 };
 const CreatedAt = { ...DateTimeString, description: 'When the sandbox was created.' };
+const ForkOf = {
+  fork_of: Nullable(Type.String(), {
+    description: 'The sandbox this one was forked from (POST …/fork); null for any other sandbox.',
+  }),
+};
 const VmIp = Type.String({ description: "The VM's address on its Mac's private network." });
 const Ephemeral = Type.Boolean({
   description: 'true: destroyed after about 2 minutes without activity (requests, SSH or VNC).',
@@ -110,10 +115,12 @@ export const SandboxCreatedSchema = Type.Object({
   ...PoolFields,
   ...Placement,
   egress: EgressInForceSchema,
+  ...ForkOf,
 });
 export type SandboxCreated = Static<typeof SandboxCreatedSchema>;
 
-export const SANDBOX_STATES = ['pending', 'booting', 'running', 'completing', 'failed', 'deleting'] as const;
+/** The info's `state`: the sandbox's phase, or `deleting` once a delete started. */
+export const SANDBOX_STATES = [...SANDBOX_PHASES, 'deleting'] as const;
 
 export const SandboxInfoSchema = Type.Object({
   sandbox_id: SandboxId,
@@ -125,7 +132,7 @@ export const SandboxInfoSchema = Type.Object({
   ...Urls,
   state: Type.Enum([...SANDBOX_STATES], {
     description:
-      'pending (being placed), booting, running, completing (its reservation or pool lifetime ended), failed, deleting.',
+      'pending (being placed), booting, running, paused (POST …/pause; its VM frozen), completing (its reservation or pool lifetime ended), failed, deleting.',
   }),
   reservation_id: NullableReservationId,
   boot: Nullable(Type.Enum(['warm', 'cold']), {
@@ -137,6 +144,10 @@ export const SandboxInfoSchema = Type.Object({
   ...PoolFields,
   ...Placement,
   egress: EgressInForceSchema,
+  ...ForkOf,
+  paused_at: Nullable(Type.String({ format: 'date-time' }), {
+    description: 'When the sandbox was paused; null while it runs.',
+  }),
 });
 export type SandboxInfo = Static<typeof SandboxInfoSchema>;
 

@@ -1,7 +1,6 @@
 // Starting and stopping collections (docs/trajectories.md, "The collector"): the setup phase runs
 // the task's setup (its script, then its steps) on the sandbox, unrecorded; then the Collection
 // records until stopped.
-import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Task } from '../../crds/index.ts';
 import type { Guest } from '../../hosts/driver.ts';
@@ -14,8 +13,8 @@ import {
   taskSetupSteps,
 } from '../../operator/evaluation/task-evaluation.ts';
 import type { Principal } from '../auth.ts';
-import { finalizeRecording } from '../collector/collection.ts';
-import { changeTask, type CollectionState } from '../collector/task-state.ts';
+import { finalizeRecording } from '../../operator/trajectory/recording.ts';
+import { changeTask, waitForRecorders, type CollectionState } from '../../operator/trajectory/task-state.ts';
 import { ApiError } from '../errors.ts';
 import type { ApiContext } from './context.ts';
 import { evaluationEnv } from './evaluation.ts';
@@ -34,7 +33,6 @@ export interface CollectionDeps {
 
 /** How long a stop waits for the replicas recording into the collection to write what they hold. */
 export const STOP_WAIT_MS = 15_000;
-const STOP_POLL_MS = 50;
 
 /** A collection as the API shows it: its task's `status.collection`. */
 export interface CollectionView {
@@ -201,20 +199,10 @@ export async function stopCollection(
   if (!asked) throw new ApiError('collection_not_found');
   if (abandoned) return asked.task;
   // Real time: it bounds a wait for other processes, whatever clock the API keeps.
-  const deadline = performance.now() + STOP_WAIT_MS;
-  for (;;) {
-    const t = await ctx.store.get<Task>({ kind: 'Task', namespace: ref.account, name: ref.taskId });
-    if (!t?.status?.collection) throw new ApiError('collection_not_found');
-    if ((t.status.collection.recorders ?? []).length === 0) break;
-    if (performance.now() >= deadline) {
-      log.warn(
-        { task: ref.taskId, recorders: t.status.collection.recorders },
-        'collection: stopped without them',
-      );
-      break;
-    }
-    await delay(STOP_POLL_MS);
-  }
+  const waited = await waitForRecorders(ctx.store, ref, STOP_WAIT_MS);
+  if (waited.outcome === 'gone') throw new ApiError('collection_not_found');
+  if (waited.outcome === 'timeout')
+    log.warn({ task: ref.taskId, recorders: waited.recorders }, 'collection: stopped without them');
   let recordingId: string | undefined;
   const saved = await changeTask(ctx.store, ref, (t) => {
     const c = t.status?.collection;

@@ -6,14 +6,33 @@ import { withDeadlines } from '../../hosts/guest-deadlines.ts';
 import { ApiError } from '../errors.ts';
 import type { ApiContext } from './context.ts';
 
+/** 409 `sandbox_paused` while the sandbox is paused, or being paused or resumed (its VM frozen, or about to be). */
+export function refusePaused(sandbox: Sandbox): void {
+  const phase = sandbox.status?.phase;
+  if (phase !== 'paused' && !(phase === 'running' && sandbox.spec.paused === true)) return;
+  const doing = phase === 'paused' ? (sandbox.spec.paused ? 'paused' : 'being resumed') : 'being paused';
+  throw new ApiError(
+    'sandbox_paused',
+    `The sandbox is ${doing}: resume it first (POST /v1/sandboxes/${sandbox.metadata.name}/resume).`,
+  );
+}
+
+/**
+ * Refuses a call on a sandbox that is not running: `sandbox_paused` (refusePaused), or 409
+ * `sandbox_not_running` in any other phase and while it is being deleted.
+ */
+export function requireRunning(sandbox: Sandbox): void {
+  if (sandbox.metadata.deletionTimestamp)
+    throw new ApiError('sandbox_not_running', 'The sandbox is being deleted.');
+  refusePaused(sandbox);
+  const phase = sandbox.status?.phase;
+  if (phase !== 'running') throw new ApiError('sandbox_not_running', `The sandbox is ${phase ?? 'pending'}.`);
+}
+
 export async function guestOf(ctx: ApiContext, sandbox: Sandbox): Promise<Guest> {
-  const { phase, mini: miniName, vm } = sandbox.status ?? {};
-  if (phase !== 'running' || sandbox.metadata.deletionTimestamp || !miniName || !vm) {
-    throw new ApiError(
-      'sandbox_not_running',
-      `The sandbox is ${sandbox.metadata.deletionTimestamp ? 'being deleted' : (phase ?? 'pending')}.`,
-    );
-  }
+  requireRunning(sandbox);
+  const { mini: miniName, vm } = sandbox.status ?? {};
+  if (!miniName || !vm) throw new ApiError('sandbox_not_running', 'The sandbox is not placed yet.');
   const mini = await ctx.reads.mini(miniName);
   const driver = mini ? ctx.drivers[mini.spec.driver] : undefined;
   if (!mini || !driver)

@@ -15,6 +15,7 @@ import { egressRefusalOn, macsForEgress } from '../../operator/sandbox/egress.ts
 import { ApiError, isErrorCode } from '../errors.ts';
 import type { Network } from '../schemas/network.ts';
 import type { ApiContext } from './context.ts';
+import { requireRunning } from './guests.ts';
 import { waitForCached } from './wait.ts';
 
 /** How long a PATCH waits for the reconciler to put the policy in force. */
@@ -53,8 +54,7 @@ export async function setSandboxEgress(
   input: EgressPolicyInput,
 ): Promise<Network> {
   const policy = parseEgressOrRefuse(input);
-  if (sandbox.status?.phase !== 'running' || sandbox.metadata.deletionTimestamp)
-    throw new ApiError('sandbox_not_running', 'The egress policy of a sandbox changes while it runs.');
+  requireRunning(sandbox); // a paused one: 409 sandbox_paused, like every call on its VM
   const mini = await miniOf(ctx, sandbox);
   const refusal = egressRefusalOn(mini, policy);
   if (refusal !== undefined) throw new ApiError('egress_not_allowed', capitalized(refusal));

@@ -41,7 +41,7 @@ export async function checkRecordingQuota(ctx: ApiContext, account: string): Pro
   const quota = ctx.recordingQuota ?? DEFAULT_RECORDING_QUOTA;
   const running = ctx.reads
     .sandboxesIn(account)
-    .filter((s) => s.status?.phase === 'running' && !s.metadata.deletionTimestamp);
+    .filter((s) => s.status?.phase === 'running' && !s.spec.paused && !s.metadata.deletionTimestamp);
   const lists = await Promise.all(
     running.map(async (s) => (await guestOf(ctx, s)).listRecordings().catch((): RecordingInfo[] => [])),
   );

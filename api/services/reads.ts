@@ -108,6 +108,10 @@ export class CachedReads {
     return this.#get<Mini>('Mini', name);
   }
 
+  vm(name: string): Promise<VM | undefined> {
+    return this.#get<VM>('VM', name);
+  }
+
   snapshot(namespace: string, name: string): Promise<Snapshot | undefined> {
     return this.#get<Snapshot>('Snapshot', name, namespace);
   }

@@ -36,6 +36,7 @@ import {
 import { VIEWERS_REVOKED_AT, vncPath } from '../viewer-token.ts';
 import type { ApiContext } from './context.ts';
 import { RESERVATION_LABEL, findReservation, isActive, reservationForCreate } from './reservations.ts';
+import { requireRunning } from './guests.ts';
 import { waitForCached } from './wait.ts';
 import { egressWire, parseEgressOrRefuse, refuseEgressAtOnce } from './network.ts';
 import { isStoreError } from '../../store/store.ts';
@@ -81,7 +82,8 @@ export function cachedSandbox(ctx: ApiContext, principal: Principal, id: string)
 function ownedBy(sandbox: Sandbox, principal: Principal): boolean {
   return (
     visible(sandbox) &&
-    (principal.reservation === undefined || sandbox.spec.reservation === principal.reservation)
+    (principal.reservation === undefined || sandbox.spec.reservation === principal.reservation) &&
+    (principal.sandbox === undefined || sandbox.metadata.name === principal.sandbox)
   );
 }
 
@@ -162,7 +164,7 @@ export async function createSandbox(
  * request (same account, path and body) created before its process died (docs/api.md, Crash
  * consistency). A name from `newSandboxId` never collides.
  */
-async function createOrAdopt(ctx: ApiContext, sandbox: Sandbox): Promise<Sandbox> {
+export async function createOrAdopt(ctx: ApiContext, sandbox: Sandbox): Promise<Sandbox> {
   try {
     return await ctx.store.create<Sandbox>(sandbox);
   } catch (err) {
@@ -259,7 +261,8 @@ function refuseAtOnce(ctx: ApiContext, miniNames: string[], request: ScheduleReq
 
 type Outcome = { ok: Sandbox } | { err: ApiError };
 
-async function waitUntilRunning(ctx: ApiContext, sandbox: Sandbox): Promise<Sandbox> {
+/** Waits until the written sandbox runs; a sandbox that fails or times out is deleted and answered. */
+export async function waitUntilRunning(ctx: ApiContext, sandbox: Sandbox): Promise<Sandbox> {
   const restore = sandbox.spec.snapshot !== undefined;
   const outcome = await waitForCached<Sandbox, Outcome>({
     reads: ctx.reads,
@@ -366,8 +369,7 @@ function vncUrlWith(ctx: ApiContext, sandbox: Sandbox, reservation: Reservation 
 
 /** A viewer token for the owner (spec: POST /v1/sandboxes/{id}/viewer-token). */
 export async function viewerTokenFor(ctx: ApiContext, principal: Principal, sandbox: Sandbox) {
-  if (sandbox.status?.phase !== 'running' || sandbox.metadata.deletionTimestamp)
-    throw new ApiError('sandbox_not_running');
+  requireRunning(sandbox);
   const now = ctx.clock.now();
   let reservation: Reservation | undefined;
   if (sandbox.spec.pool) {
@@ -394,7 +396,7 @@ export async function revokeViewerTokens(ctx: ApiContext, sandbox: Sandbox): Pro
   await ctx.reads.synced(patched);
 }
 
-async function createdWire(
+export async function createdWire(
   ctx: ApiContext,
   sandbox: Sandbox,
   reservation: Reservation | undefined,
@@ -414,6 +416,7 @@ async function createdWire(
     ...poolWire(sandbox),
     ...placementWire(sandbox),
     egress: egressWire(sandbox),
+    fork_of: sandbox.spec.forkOf ?? null,
   };
 }
 
@@ -446,5 +449,7 @@ export function sandboxInfo(sandbox: Sandbox, vncUrl: string): SandboxInfo {
     ...poolWire(sandbox),
     ...placementWire(sandbox),
     egress: egressWire(sandbox),
+    fork_of: sandbox.spec.forkOf ?? null,
+    paused_at: s.pausedAt ?? null,
   };
 }

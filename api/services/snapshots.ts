@@ -7,6 +7,7 @@ import type { Principal } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { checkSnapshotQuota, DEFAULT_SNAPSHOT_QUOTA } from './quotas.ts';
 import type { ApiContext } from './context.ts';
+import { requireRunning } from './guests.ts';
 import { waitForResource } from './wait.ts';
 
 /** Snapshot capture deadline (spec, Limits). */
@@ -70,8 +71,7 @@ export async function createSnapshot(
 }
 
 async function createNew(ctx: ApiContext, sandbox: Sandbox, name: string, version: string) {
-  if (sandbox.status?.phase !== 'running' || sandbox.metadata.deletionTimestamp)
-    throw new ApiError('sandbox_not_running');
+  requireRunning(sandbox);
   const namespace = sandbox.metadata.namespace!;
   checkSnapshotQuota(ctx.reads.snapshotsIn(namespace), ctx.snapshotQuota ?? DEFAULT_SNAPSHOT_QUOTA);
   return ctx.store.create<Snapshot>({

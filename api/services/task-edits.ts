@@ -9,7 +9,7 @@ import type { BlobStore } from '../../operator/blob-store.ts';
 import { TrajectoryFormatError, readTrajectory } from '../atif-read.ts';
 import type { Principal } from '../auth.ts';
 import { ApiError } from '../errors.ts';
-import { recordingLocation } from '../collector/collection.ts';
+import { recordingLocation } from '../../operator/trajectory/recording.ts';
 import type { ApiContext } from './context.ts';
 import { findTask } from './tasks.ts';
 

@@ -2,8 +2,8 @@
 // request that cannot be served (the socket is still raw HTTP at that point).
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { STATUS_CODES } from 'node:http';
 import { ApiError } from '../errors.ts';
+import { writeJsonAnswer } from '../client-errors.ts';
 import { ReadPool } from './read-pool.ts';
 import type { WebSocket } from 'ws';
 import type { Sandbox } from '../../crds/index.ts';
@@ -135,16 +135,7 @@ function connectTcp(
 
 /** Answers an upgrade request with a JSON error and closes the socket. */
 export function writeHttpError(socket: Duplex, err: ApiError, headers: Record<string, string> = {}): void {
-  if (socket.destroyed) return;
-  const body = JSON.stringify(err.toJSON());
-  const lines = [
-    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}`,
-    'Content-Type: application/json; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    'Connection: close',
-    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
-  ];
-  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+  writeJsonAnswer(socket, err.status, err.toJSON(), headers);
 }
 
 /** What a proxy (VNC, SSH) hands the upgrade: the sandbox, its open VM connection, and how to greet. */

@@ -43,7 +43,9 @@ describe('LiveSessions', () => {
     sessions.admit(session(async () => true, 'b').session);
     const third = () => sessions!.admit(session(async () => true, 'c').session);
     expect(third).toThrow(ApiError);
-    expect(third).toThrow(/At most 2 open VNC, SSH and Cua connections for this sandbox/);
+    expect(third).toThrow(
+      /At most 2 open WebSocket connections \(VNC, SSH, Cua, exec streams, forwarded ports\) for this sandbox/,
+    );
     release();
     release(); // twice counts out once
     expect(sessions.size).toBe(1);

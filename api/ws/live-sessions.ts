@@ -1,7 +1,7 @@
-// The open VNC, SSH and Cua WebSockets, counted and kept honest. Counted: a new one past a cap (per
-// sandbox, per account, per credential: the key or the viewer link) is refused with 429
-// `too_many_connections` before it is upgraded, so one tenant cannot hold every connection the
-// server or a VM can take. Kept honest: each open session's credential is checked again every
+// The open WebSockets (VNC, SSH, Cua, exec streams, forwarded ports), counted and kept honest.
+// Counted: a new one past a cap (per sandbox, per account, per credential: the key or the viewer
+// link) is refused with 429 `too_many_connections` before it is upgraded, so one tenant cannot hold
+// every connection the server or a VM can take. Kept honest: each open session's credential is checked again every
 // `recheckMs` against the informer caches (no store round trip), the same check its upgrade passed,
 // and a session whose key was revoked or expired, whose reservation ended, whose viewer link was
 // revoked or whose sandbox went away is closed (4003), and a live view whose link's expiry the wall
@@ -83,7 +83,7 @@ export class LiveSessions {
       if ((this.#counts.get(key) ?? 0) >= limit) {
         throw new ApiError(
           'too_many_connections',
-          `At most ${limit} open VNC, SSH and Cua connections for ${what}; close one first.`,
+          `At most ${limit} open WebSocket connections (VNC, SSH, Cua, exec streams, forwarded ports) for ${what}; close one first.`,
         );
       }
     }

@@ -4,6 +4,7 @@
 // sandbox endpoint: one account never reaches another's.
 import type { IncomingMessage } from 'node:http';
 import { authenticate } from '../auth.ts';
+import { ApiError } from '../errors.ts';
 import type { ApiContext } from '../services/context.ts';
 import { endpointOf, guestOf } from '../services/guests.ts';
 import { findSandbox } from '../services/sandboxes.ts';
@@ -15,6 +16,8 @@ export async function sshTarget(
   sandboxId: string,
 ): Promise<ProxyTarget> {
   const principal = await authenticate(ctx.reads, request.headers.authorization, ctx.clock.now());
+  // An evaluation agent's key: SSH would act past the recording of its trajectory.
+  if (principal.kind === 'sandbox') throw new ApiError('sandbox_key_not_allowed');
   const sandbox = await findSandbox(ctx, principal, sandboxId);
   const guest = await guestOf(ctx, sandbox);
   const endpoint = await endpointOf('SSH', () => guest.ssh());

@@ -1,8 +1,11 @@
-// WebSocket upgrades of the customer listener: `/v1/sandboxes/{id}/vnc`, `/ssh` and `/cua/ws`.
-// Everything that can fail (auth, sandbox, the VM's port, the VM's VNC login) is done before the
-// upgrade, so a failure is an ordinary JSON error response; then the socket is upgraded and relayed
-// (VNC, SSH) or served (Cua's protocol, api/compat/cua/). An open connection counts as activity for
-// the idle reaper, is counted against the connection caps, and closes when the app closes.
+// WebSocket upgrades of the customer listener: `/v1/sandboxes/{id}/vnc` and `/ssh` (relayed byte
+// for byte), `/cua/ws` (Cua's protocol, served by api/compat/cua/), `/exec/stream` (a command's
+// streams as channel frames: exec-stream.ts) and `/ports/{port}/…` (a WebSocket of a server in the
+// sandbox: port-websocket.ts). Everything that can fail (auth, sandbox, the VM's port, the VM's VNC
+// login, starting the command, the guest server's handshake) is done before the upgrade, so a
+// failure is an ordinary JSON error response; then the socket is upgraded and relayed or served. Every kind counts against the same caps (live-sessions.ts), counts
+// as activity for the idle reaper, and closes when the app closes; exec streams and forwarded
+// WebSockets, which may idle for hours, are also pinged (keepalive.ts).
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
@@ -19,37 +22,42 @@ import { authenticate } from '../auth.ts';
 import { guestOf } from '../services/guests.ts';
 import { guestOfPrincipal } from '../services/request.ts';
 import { findSandbox } from '../services/sandboxes.ts';
-import type { Sandbox } from '../../crds/index.ts';
 import { writeHttpError, type ProxyTarget } from './connect.ts';
-import { checkHandshake, upgrade } from './handshake.ts';
+import { checkHandshake } from './handshake.ts';
 import { RfbInputReader } from '../collector/rfb-input.ts';
-import {
-  CLOSE_EXPIRED,
-  DEFAULT_WS_LIMITS,
-  EXPIRED_REASON,
-  LiveSessions,
-  type WsLimits,
-} from './live-sessions.ts';
+import { DEFAULT_WS_LIMITS, LiveSessions, type WsLimits } from './live-sessions.ts';
+import { LiveSessionRunner, type Kind } from './live-session.ts';
 import { relay } from './relay.ts';
+import { chooseProtocol } from './channel-protocol.ts';
+import { execStreamTarget, runExecSession } from './exec-stream.ts';
+import { PORT_MAX_MESSAGE_BYTES, portWebSocketTarget, relayWebSockets } from './port-websocket.ts';
 import { sessionCredential } from './session-credentials.ts';
 import { sshTarget } from './ssh-proxy.ts';
 import { vncTarget } from './vnc-proxy.ts';
 
-/** While a connection is open, activity is recorded this often (the reaper's idle limit is ~2 min). */
-export const ACTIVITY_INTERVAL_MS = 30_000;
 /**
  * Largest WebSocket message a client may send (larger: closed with 1009). A viewer sends input events
  * and small requests, an SSH client its packets (at most 256 KiB each); a clipboard paste fits too.
  */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
 const CLOSE_GRACE_MS = 2_000;
-const PATH = new RegExp(`^/v1/sandboxes/(${SANDBOX_ID_BODY})/(vnc|ssh|cua/ws)$`);
+const PATH = new RegExp(
+  `^/v1/sandboxes/(${SANDBOX_ID_BODY})/(vnc|ssh|cua/ws|exec/stream|ports/([^/]*)(?:/.*)?)$`,
+);
 
-type Kind = 'vnc' | 'ssh' | 'cua';
+/** The upgrade's kind, sandbox and (a forwarded WebSocket) port, or undefined for any other path. */
+function routeOf(pathname: string): { kind: Kind; sandboxId: string; port?: string } | undefined {
+  const m = PATH.exec(pathname);
+  if (!m) return undefined;
+  const [, sandboxId, what, port] = m as unknown as [string, string, string, string | undefined];
+  if (what === 'vnc' || what === 'ssh') return { kind: what, sandboxId };
+  if (what === 'cua/ws') return { kind: 'cua', sandboxId };
+  if (what === 'exec/stream') return { kind: 'exec', sandboxId };
+  return { kind: 'port', sandboxId, port: port ?? '' };
+}
 
-/** An upgrade request whose handshake passed, on its way to being served. */
-interface Upgrading {
-  sandboxId: string;
+/** An upgrade request as it arrived, and its log. */
+interface Incoming {
   request: IncomingMessage;
   socket: Duplex;
   head: Buffer;
@@ -73,6 +81,7 @@ export function attachWebSocketProxies(
   limits: WsLimits | false = DEFAULT_WS_LIMITS,
 ): WebSocketProxies {
   const sessions = new LiveSessions(limits);
+  const runner = new LiveSessionRunner(ctx, metrics, sessions);
   const wss = new WebSocketServer({
     noServer: true,
     perMessageDeflate: false,
@@ -80,21 +89,35 @@ export function attachWebSocketProxies(
     // noVNC and websockify clients may ask for the `binary` subprotocol.
     handleProtocols: (protocols) => (protocols.has('binary') ? 'binary' : false),
   });
+  const execWss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: MAX_MESSAGE_BYTES,
+    handleProtocols: chooseProtocol,
+  });
+  // A forwarded WebSocket speaks the subprotocol the guest's server chose.
+  const chosen = new WeakMap<IncomingMessage, string>();
+  const portWss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: PORT_MAX_MESSAGE_BYTES,
+    handleProtocols: (_offered, request) => chosen.get(request) ?? false,
+  });
   // Cua's messages are larger than a viewer's (a file written in one message): its own limit.
   const cuaWss = new WebSocketServer({
     noServer: true,
     perMessageDeflate: false,
     maxPayload: CUA_MAX_MESSAGE_BYTES,
   });
+  const servers = [wss, execWss, portWss, cuaWss];
   const open = new Set<Promise<void>>();
 
   server.on('upgrade', (request, socket, head) => {
     const reqLog = log.child({ reqId: randomUUID() });
     const url = new URL(request.url ?? '/', 'http://localhost');
-    const match = PATH.exec(url.pathname);
-    if (!match || request.method !== 'GET') return writeHttpError(socket, new ApiError('not_found'));
-    const [, sandboxId, path] = match as unknown as [string, string, 'vnc' | 'ssh' | 'cua/ws'];
-    const kind: Kind = path === 'cua/ws' ? 'cua' : path;
+    const route = routeOf(url.pathname);
+    if (!route || request.method !== 'GET') return writeHttpError(socket, new ApiError('not_found'));
+    const { kind, sandboxId } = route;
     const address = request.socket.remoteAddress ?? '';
     const retryAfterS = authFailures?.retryAfterS(address);
     if (retryAfterS !== undefined)
@@ -107,9 +130,16 @@ export function attachWebSocketProxies(
     } catch (err) {
       return writeHttpError(socket, err as ApiError);
     }
-    const upgrading: Upgrading = { sandboxId, request, socket, head, url, reqLog };
-    const serving = kind === 'cua' ? serveCua(upgrading) : serve(kind, upgrading);
-    const connection = serving.catch((err: unknown) => {
+    const incoming: Incoming = { request, socket, head, url, reqLog };
+    const served =
+      kind === 'exec'
+        ? serveExec(sandboxId, incoming)
+        : kind === 'port'
+          ? servePort(sandboxId, route.port!, incoming)
+          : kind === 'cua'
+            ? serveCua(sandboxId, incoming)
+            : serve(kind, sandboxId, incoming);
+    const connection = served.catch((err: unknown) => {
       const apiErr = toApiError(err);
       if (isAuthFailure(apiErr)) authFailures?.fail(address);
       if (apiErr.code === 'internal_error') reqLog.error({ err }, 'websocket proxy failed');
@@ -120,84 +150,24 @@ export function attachWebSocketProxies(
     void connection.finally(() => open.delete(connection));
   });
 
-  async function serve(kind: 'vnc' | 'ssh', upgrading: Upgrading): Promise<void> {
-    const { sandboxId, request, socket, head, url, reqLog } = upgrading;
-    const target =
-      kind === 'vnc'
-        ? await vncTarget(ctx, request, sandboxId, url)
-        : await sshTarget(ctx, request, sandboxId);
-    if (socket.destroyed) {
-      target.vm.socket.destroy();
-      return;
-    }
-    let ws: WebSocket | undefined;
-    let release: () => void;
-    try {
-      release = sessions.admit({
-        account: target.sandbox.metadata.namespace!,
-        sandbox: sandboxId,
-        ...sessionCredential(ctx, kind, request, url, target),
-        end: (code, reason) => {
-          reqLog.info({ kind, code }, reason);
-          if (!ws) return target.vm.socket.destroy();
-          ws.close(code, reason);
-          // A client that does not answer the close frame is cut off.
-          setTimeout(() => ws?.terminate(), CLOSE_GRACE_MS).unref();
-        },
-      });
-    } catch (err) {
-      target.vm.socket.destroy();
-      throw err;
-    }
-    try {
-      try {
-        ws = await upgrade(wss, request, socket, head);
-      } catch (err) {
-        target.vm.socket.destroy();
-        throw err;
-      }
-      await session(kind, ws, target, reqLog);
-    } finally {
-      release();
-    }
-  }
-
-  async function session(
-    kind: 'vnc' | 'ssh',
-    ws: WebSocket,
-    target: ProxyTarget,
-    reqLog: FastifyBaseLogger,
+  /** A command's streams over the channel protocol (exec-stream.ts). */
+  async function serveExec(
+    sandboxId: string,
+    { request, socket, head, url, reqLog }: Incoming,
   ): Promise<void> {
-    const ns = target.sandbox.metadata.namespace!;
-    const name = target.sandbox.metadata.name;
-    const expiry =
-      target.closeAt === undefined
-        ? undefined
-        : setTimeout(
-            () => ws.close(CLOSE_EXPIRED, EXPIRED_REASON),
-            Math.max(0, target.closeAt - ctx.clock.now()),
-          );
-    try {
-      await live(kind, ws, target.sandbox, reqLog, async () => {
-        try {
-          const initialToVm = target.greet ? await target.greet(ws) : undefined;
-          // Label children looked up once, not per relayed chunk.
-          const toVm = metrics.wsBytes.labels({ kind, direction: 'to_vm' });
-          const toClient = metrics.wsBytes.labels({ kind, direction: 'to_client' });
-          await relay(target.vm, ws, {
-            ...(initialToVm && { initialToVm }),
-            ...(kind === 'vnc' && { onToVm: viewerInput(ns, name, reqLog) }),
-            counters: { toVm: (n) => toVm.inc(n), toClient: (n) => toClient.inc(n) },
-          });
-        } catch (err) {
-          reqLog.info({ err: (err as Error).message }, 'websocket handshake failed');
-          target.vm.socket.destroy();
-          if (ws.readyState === ws.OPEN) ws.close(1002, 'handshake failed');
-        }
-      });
-    } finally {
-      if (expiry) clearTimeout(expiry);
-    }
+    const target = await execStreamTarget(ctx, request, sandboxId, url);
+    if (socket.destroyed) return target.stream.close();
+    const counters = runner.byteCounters('exec');
+    await runner.admitted(
+      'exec',
+      target.sandbox,
+      target,
+      undefined,
+      { wss: execWss, request, socket, head },
+      reqLog,
+      () => target.stream.close(),
+      (ws: WebSocket) => runExecSession(ws, target, counters),
+    );
   }
 
   /**
@@ -205,8 +175,10 @@ export function attachWebSocketProxies(
    * `api_headers` with it) must reach the running sandbox; each command then finds the guest as a
    * REST route does, so a sandbox deleted meanwhile answers its own error.
    */
-  async function serveCua(upgrading: Upgrading): Promise<void> {
-    const { sandboxId, request, socket, head, url, reqLog } = upgrading;
+  async function serveCua(
+    sandboxId: string,
+    { request, socket, head, url, reqLog }: Incoming,
+  ): Promise<void> {
     const header = request.headers.authorization;
     if (!header && url.searchParams.has('token'))
       throw new ApiError(
@@ -216,59 +188,87 @@ export function attachWebSocketProxies(
     const principal = await authenticate(ctx.reads, header, ctx.clock.now());
     const sandbox = await findSandbox(ctx, principal, sandboxId);
     await guestOf(ctx, sandbox); // a sandbox that is not running is refused before the upgrade
-    let ws: WebSocket | undefined;
-    // Ended by a recheck while the upgrade was still under way: closed as soon as it is done.
-    let endedEarly: [code: number, reason: string] | undefined;
-    const end = (code: number, reason: string) => {
-      reqLog.info({ kind: 'cua', code }, reason);
-      if (!ws) return void (endedEarly = [code, reason]);
-      ws.close(code, reason);
-      setTimeout(() => ws?.terminate(), CLOSE_GRACE_MS).unref();
-    };
-    const release = sessions.admit({
-      account: sandbox.metadata.namespace!,
-      sandbox: sandboxId,
-      ...sessionCredential(ctx, 'cua', request, url, { sandbox }),
-      end,
-    });
-    try {
-      ws = await upgrade(cuaWss, request, socket, head);
-      const open = ws;
-      if (endedEarly) end(...endedEarly);
-      await live('cua', open, sandbox, reqLog, () =>
-        serveCuaSocket(open, () => guestOfPrincipal(ctx, principal, sandboxId), reqLog),
-      );
-    } finally {
-      release();
-    }
+    await runner.admitted(
+      'cua',
+      sandbox,
+      sessionCredential(ctx, 'cua', request, url, { sandbox }),
+      undefined,
+      { wss: cuaWss, request, socket, head },
+      reqLog,
+      () => {}, // nothing was opened for it before the upgrade
+      (ws: WebSocket) => serveCuaSocket(ws, () => guestOfPrincipal(ctx, principal, sandboxId), reqLog),
+    );
   }
 
-  /**
-   * An open connection's bookkeeping around `body`: counted in the metrics, activity on the sandbox
-   * (at open, every 30 s, at close), closed with 1001 when the server shuts down.
-   */
-  async function live(
-    kind: Kind,
-    ws: WebSocket,
-    sandbox: Sandbox,
-    reqLog: FastifyBaseLogger,
-    body: () => Promise<void>,
+  /** A WebSocket of a server in the sandbox (port-websocket.ts). */
+  async function servePort(
+    sandboxId: string,
+    port: string,
+    { request, socket, head, url, reqLog }: Incoming,
   ): Promise<void> {
-    const ns = sandbox.metadata.namespace!;
-    const name = sandbox.metadata.name;
-    metrics.wsConnections.inc({ kind });
-    void ctx.activity.touch(ns, name, true);
-    const heartbeat = setInterval(() => void ctx.activity.touch(ns, name), ACTIVITY_INTERVAL_MS);
-    const stop = () => ws.readyState === ws.OPEN && ws.close(1001, 'server shutting down');
-    ctx.shutdown.addEventListener('abort', stop, { once: true });
+    const target = await portWebSocketTarget(ctx, request, socket, sandboxId, port, url);
+    if (target === 'answered') return;
+    const { upstream, grant } = target;
+    if (socket.destroyed) return upstream.terminate();
+    if (upstream.protocol) chosen.set(request, upstream.protocol);
+    const counters = runner.byteCounters('port');
+    await runner.admitted(
+      'port',
+      target.sandbox,
+      grant,
+      grant.closeAt,
+      { wss: portWss, request, socket, head },
+      reqLog,
+      () => upstream.terminate(),
+      (ws: WebSocket) => relayWebSockets(ws, upstream, counters),
+    );
+  }
+
+  async function serve(
+    kind: 'vnc' | 'ssh',
+    sandboxId: string,
+    { request, socket, head, url, reqLog }: Incoming,
+  ): Promise<void> {
+    const target =
+      kind === 'vnc'
+        ? await vncTarget(ctx, request, sandboxId, url)
+        : await sshTarget(ctx, request, sandboxId);
+    if (socket.destroyed) {
+      target.vm.socket.destroy();
+      return;
+    }
+    await runner.admitted(
+      kind,
+      target.sandbox,
+      sessionCredential(ctx, kind, request, url, target),
+      target.closeAt,
+      { wss, request, socket, head },
+      reqLog,
+      () => target.vm.socket.destroy(),
+      (ws: WebSocket) => relaySession(kind, ws, target, reqLog),
+    );
+  }
+
+  /** The VNC or SSH session: the viewer's handshake (VNC), then bytes both ways. */
+  async function relaySession(
+    kind: 'vnc' | 'ssh',
+    ws: WebSocket,
+    target: ProxyTarget,
+    reqLog: FastifyBaseLogger,
+  ): Promise<void> {
+    const ns = target.sandbox.metadata.namespace!;
+    const name = target.sandbox.metadata.name;
     try {
-      await body();
-    } finally {
-      clearInterval(heartbeat);
-      ctx.shutdown.removeEventListener('abort', stop);
-      metrics.wsConnections.dec({ kind });
-      void ctx.activity.touch(ns, name, true);
-      reqLog.info({ kind }, 'websocket closed');
+      const initialToVm = target.greet ? await target.greet(ws) : undefined;
+      await relay(target.vm, ws, {
+        ...(initialToVm && { initialToVm }),
+        ...(kind === 'vnc' && { onToVm: viewerInput(ns, name, reqLog) }),
+        counters: runner.byteCounters(kind),
+      });
+    } catch (err) {
+      reqLog.info({ err: (err as Error).message }, 'websocket handshake failed');
+      target.vm.socket.destroy();
+      if (ws.readyState === ws.OPEN) ws.close(1002, 'handshake failed');
     }
   }
 
@@ -295,7 +295,7 @@ export function attachWebSocketProxies(
     },
     async close() {
       sessions.close();
-      const clients = () => [...wss.clients, ...cuaWss.clients];
+      const clients = () => servers.flatMap((server) => [...server.clients]);
       for (const client of clients()) client.close(1001, 'server shutting down');
       // A client that does not answer the close frame is cut off rather than waited for.
       const cutOff = setTimeout(() => {
@@ -303,8 +303,7 @@ export function attachWebSocketProxies(
       }, CLOSE_GRACE_MS);
       await Promise.allSettled([...open]);
       clearTimeout(cutOff);
-      wss.close();
-      cuaWss.close();
+      for (const server of servers) server.close();
     },
   };
 }

@@ -91,18 +91,25 @@ describe('over stdio', () => {
         'double_click',
         'drag',
         'exec',
+        'exec_stream',
+        'fork_sandbox',
+        'get_clipboard',
         'grade_sandbox',
         'hotkey',
         'key',
         'list_reservations',
         'list_sandboxes',
         'move',
+        'pause_sandbox',
+        'port_url',
         'read_file',
         'reserve',
+        'resume_sandbox',
         'sandbox_network',
         'set_sandbox_egress',
         'screenshot',
         'scroll',
+        'set_clipboard',
         'setup_sandbox',
         'type',
         'window_tree',
@@ -195,6 +202,7 @@ describe('over stdio', () => {
       width: 1280,
       height: 800,
       scale: 1,
+      platform: 'macos',
     });
   });
 
@@ -218,6 +226,41 @@ describe('over stdio', () => {
     ).toBe(bin.toString('base64'));
     const missing = await call(stdio, 'read_file', { sandbox_id: id, path: 'none' });
     expect([missing.result.isError, missing.value]).toEqual([true, expect.stringMatching(/^file_not_found/)]);
+  });
+
+  it('exec_stream reports output as progress while it runs; port_url, get/set_clipboard', async () => {
+    const progress: string[] = [];
+    const streamed = (await stdio.callTool(
+      {
+        name: 'exec_stream',
+        arguments: { sandbox_id: id, command: 'read x; echo "got $x"; echo e >&2; exit 3', stdin: 'in\n' },
+      },
+      undefined,
+      { onprogress: (p) => progress.push(p.message ?? '') },
+    )) as CallToolResult;
+    const first = streamed.content[0] as { text: string };
+    expect(JSON.parse(first.text)).toEqual({
+      stdout: 'got in\n',
+      stderr: 'e\n',
+      exit_code: 3,
+      timed_out: false,
+    });
+    expect(progress).toContain('got in\n');
+    expect(progress).toContain('stderr: e\n');
+    const url = (await call(stdio, 'port_url', { sandbox_id: id, port: 8000, path: '/x' })).value as string;
+    expect(url).toMatch(new RegExp(`^${live.url}/v1/sandboxes/${id}/ports/8000/x\\?sandbay_token=`));
+    await call(stdio, 'set_clipboard', { sandbox_id: id, content: 'from mcp' });
+    expect((await call(stdio, 'get_clipboard', { sandbox_id: id })).value).toBe('from mcp');
+    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#ff0000' } })
+      .png()
+      .toBuffer();
+    await call(stdio, 'set_clipboard', {
+      sandbox_id: id,
+      content: png.toString('base64'),
+      encoding: 'base64',
+    });
+    const image = (await call(stdio, 'get_clipboard', { sandbox_id: id, type: 'image' })).result.content[0];
+    expect(image).toMatchObject({ type: 'image', mimeType: 'image/png' });
   });
 
   it('setup_sandbox and grade_sandbox: steps run, a reward with each check; an unknown kind is named', async () => {
@@ -307,6 +350,26 @@ describe('over stdio', () => {
       expect(res.status).toBe(401);
     });
   });
+
+  it('fork_sandbox, pause_sandbox and resume_sandbox', async () => {
+    await sdk.sandbox(id).uploadBytes('forked', 'fork.txt');
+    const forked = await call(stdio, 'fork_sandbox', { sandbox_id: id, count: 1 });
+    const [fork] = forked.value as { sandbox_id: string; fork_of: string }[];
+    expect(fork).toMatchObject({ fork_of: id });
+    expect(new TextDecoder().decode(await sdk.sandbox(fork!.sandbox_id).downloadBytes('fork.txt'))).toBe(
+      'forked',
+    );
+    await sdk.sandbox(fork!.sandbox_id).delete();
+    expect((await call(stdio, 'pause_sandbox', { sandbox_id: id })).value).toMatchObject({ state: 'paused' });
+    const refused = await call(stdio, 'exec', { sandbox_id: id, command: 'true' });
+    expect([refused.result.isError, refused.value]).toEqual([
+      true,
+      expect.stringMatching(/^sandbox_paused \(409\)/),
+    ]);
+    expect((await call(stdio, 'resume_sandbox', { sandbox_id: id })).value).toMatchObject({
+      state: 'running',
+    });
+  }, 300_000);
 
   it('delete_sandbox', async () => {
     expect((await call(stdio, 'delete_sandbox', { sandbox_id: id })).value).toBe(`deleted ${id}`);

@@ -3,7 +3,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Client } from '../../sdk/typescript/src/index.ts';
-import { egressArg, guarded, text } from './tools.ts';
+import { guarded, text } from './tool-results.ts';
+import { egressArg } from './tools.ts';
 
 const sandboxId = z.string().describe('The sandbox id (sb-…), from create_sandbox or list_sandboxes');
 

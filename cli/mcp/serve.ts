@@ -8,6 +8,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Client } from '../../sdk/typescript/src/index.ts';
+import { registerForkPauseTools } from './fork-pause-tools.ts';
+import { registerStreamTools } from './stream-tools.ts';
 import { registerSandbayTools } from './tools.ts';
 import { registerNetworkTools } from './network-tools.ts';
 
@@ -17,6 +19,8 @@ export function buildMcpServer(client: Client, version: string): McpServer {
   const server = new McpServer({ name: 'sandbay', version });
   registerSandbayTools(server, client);
   registerNetworkTools(server, client);
+  registerForkPauseTools(server, client);
+  registerStreamTools(server, client);
   return server;
 }
 

@@ -3,11 +3,11 @@
 // like the API's fields. An API error is a tool error naming the API's code (the agent can react to
 // `no_warm_vm` or `sandbox_not_found`), not a protocol error.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { Client, SandbayError } from '../../sdk/typescript/src/index.ts';
+import type { Client } from '../../sdk/typescript/src/index.ts';
+import { guarded, text } from './tool-results.ts';
 
-const sandboxId = z.string().describe('The sandbox id (sb-…), from create_sandbox or list_sandboxes');
+export const sandboxId = z.string().describe('The sandbox id (sb-…), from create_sandbox or list_sandboxes');
 const coord = z.number().int().min(0).max(65535);
 const button = z.enum(['left', 'right']).optional().describe('Default left');
 
@@ -22,26 +22,7 @@ export const egressArg = z
   })
   .describe("Where the VM may connect to; default: its Mac's");
 
-export const text = (value: unknown): CallToolResult => ({
-  content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
-});
-
-/** Runs a tool body; an SDK error becomes a tool error result with the API's code. */
-export async function guarded(body: () => Promise<CallToolResult>): Promise<CallToolResult> {
-  try {
-    return await body();
-  } catch (err) {
-    const message =
-      err instanceof SandbayError
-        ? `${err.code} (${err.status}): ${err.message}`
-        : err instanceof Error
-          ? `${(err as { code?: string }).code ?? err.name}: ${err.message}`
-          : String(err);
-    return { isError: true, content: [{ type: 'text', text: message }] };
-  }
-}
-
-function base64(bytes: Uint8Array): string {
+export function base64(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }
 

@@ -3,7 +3,9 @@
 // - A VM record whose slot claim is still ours is adopted. If it was running and every one of its
 //   desktop processes is alive (same PID, same program, in the VM's cgroup) and answers (X display,
 //   RFB, SSH), it stays running and its processes are tracked by PID; otherwise all of its processes
-//   are killed and it is adopted as stopped, its disk kept. If its tmpfs is gone (the machine
+//   are killed and it is adopted as stopped, its disk kept. One whose cgroup is frozen is paused
+//   (whatever its record says: a crash may fall between the freeze and the record): its processes
+//   are checked by PID and program only (nothing frozen answers) and it stays paused. If its tmpfs is gone (the machine
 //   rebooted), its disk delta is gone too: it gets a fresh disk from its image, stopped.
 // - A VM record whose slot now belongs to someone else (or whose user changed) is dropped.
 // - A record that cannot be read (a crash mid-create) is removed.
@@ -109,13 +111,15 @@ async function adoptOne(
       sizeGiB: record.diskGiB,
     });
   } else if (record.state === 'running') {
-    const pids = await liveDesktop(record, cgroup);
+    const paused = cgroup.frozen();
+    const pids = await liveDesktop(record, cgroup, paused);
+    entry.record = { ...entry.record, paused };
     if (pids) {
       for (const [k, pid] of Object.entries(pids) as [DesktopProcess, number][]) {
         const { program, log } = DESKTOP_PROGRAMS[k];
         entry.procs[k] = tracker.adopt(program, pid, join(paths.logs, `${log}.log`));
       }
-      say('still running; adopted');
+      say(paused ? 'still running, paused; adopted' : 'still running; adopted');
     } else {
       say('was running but its desktop does not answer; powered off, disk kept');
       await stopAll(ctx, entry);
@@ -140,13 +144,14 @@ async function stopAll(ctx: SetupContext, e: VmEntry): Promise<void> {
 }
 
 /**
- * The PIDs of a running VM's desktop if every process is the right program in its cgroup and answers.
- * A VM of an older driver (no namespace holder, or no cookie kept by the driver) is not adopted: it is
- * powered off, its disk kept.
+ * The PIDs of a running VM's desktop if every process is the right program in its cgroup and answers
+ * (a `frozen` one cannot: its processes are enough). A VM of an older driver (no namespace holder, or
+ * no cookie kept by the driver) is not adopted: it is powered off, its disk kept.
  */
 async function liveDesktop(
   r: VmRecord,
   cgroup: VmCgroup,
+  frozen: boolean,
 ): Promise<Record<DesktopProcess, number> | undefined> {
   const pids = r.pids ?? {};
   const members = new Set(cgroup.pids());
@@ -161,6 +166,7 @@ async function liveDesktop(
   }
   const socket = xSocketOf(r);
   if (!socket || !r.xCookie) return undefined;
+  if (frozen) return pids as Record<DesktopProcess, number>;
   try {
     (await XProbe.connect(socket, Buffer.from(r.xCookie, 'hex'))).close();
   } catch {

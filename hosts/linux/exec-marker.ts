@@ -18,11 +18,15 @@ export function markerTrap(marker: string): string {
   return `trap 'printf "%s%d%s" ${marker} "$?" ${marker}; printf %s ${marker} >&2' EXIT`;
 }
 
-/** One output stream of an exec: captured up to the marker, then (with `withStatus`) the status. */
+/**
+ * One output stream of an exec: captured (or, with `sink`, handed on as it comes) up to the marker,
+ * then (with `withStatus`) the status.
+ */
 export class MarkedStream {
   readonly capture = new OutputCapture();
   readonly #marker: Buffer;
   readonly #withStatus: boolean;
+  readonly #emit: (chunk: Buffer) => void;
   /** Bytes not yet known not to start a marker. */
   #pending = Buffer.alloc(0);
   #state: 'output' | 'status' | 'done' = 'output';
@@ -30,9 +34,10 @@ export class MarkedStream {
   /** The exit status the marker carried (stdout only), once `done`. */
   status: number | undefined;
 
-  constructor(marker: string, withStatus: boolean) {
+  constructor(marker: string, withStatus: boolean, sink?: (chunk: Buffer) => void) {
     this.#marker = Buffer.from(marker, 'latin1');
     this.#withStatus = withStatus;
+    this.#emit = sink ?? ((chunk) => this.capture.add(chunk));
   }
 
   get done(): boolean {
@@ -46,13 +51,14 @@ export class MarkedStream {
     if (this.#state === 'output') {
       const at = buf.indexOf(this.#marker);
       if (at < 0) {
-        // The last bytes may be the start of a marker cut by the chunk boundary: held back.
-        const keep = Math.min(buf.length, this.#marker.length - 1);
-        this.capture.add(buf.subarray(0, buf.length - keep));
+        // The last bytes may be the start of a marker cut by the chunk boundary: held back (only
+        // those that are, so that a stream hands on a prompt at once).
+        const keep = this.#markerStartAtEnd(buf);
+        if (buf.length > keep) this.#emit(buf.subarray(0, buf.length - keep));
         this.#pending = Buffer.from(buf.subarray(buf.length - keep));
         return;
       }
-      this.capture.add(buf.subarray(0, at));
+      if (at > 0) this.#emit(buf.subarray(0, at));
       buf = buf.subarray(at + this.#marker.length);
       if (!this.#withStatus) {
         this.#state = 'done';
@@ -68,10 +74,18 @@ export class MarkedStream {
     this.#state = 'done';
   }
 
+  /** How many of `buf`'s last bytes are the first bytes of the marker. */
+  #markerStartAtEnd(buf: Buffer): number {
+    for (let k = Math.min(buf.length, this.#marker.length - 1); k > 0; k--) {
+      if (buf.subarray(buf.length - k).equals(this.#marker.subarray(0, k))) return k;
+    }
+    return 0;
+  }
+
   /** The stream ended without a marker (the shell was killed or replaced): what was held back is output. */
   flush(): void {
     if (this.#state !== 'output') return;
-    this.capture.add(this.#pending);
+    if (this.#pending.length > 0) this.#emit(this.#pending);
     this.#pending = Buffer.alloc(0);
   }
 }

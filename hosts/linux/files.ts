@@ -233,7 +233,9 @@ export class VmFiles {
     const st = await stat(s, dir);
     if (!st) throw new DriverError('not_found', `no such directory in the VM: ${dir}`);
     if (!st.isDirectory()) throw new DriverError('invalid_argument', `not a directory in the VM: ${dir}`);
-    return this.#ssh.open(`exec tar -c -f - -C ${shellQuote(dir)} .`, (channel, gone) => {
+    // COPYFILE_DISABLE: macOS's bsdtar (the tart driver's guests) would add an AppleDouble `._*`
+    // member for every file with extended attributes; GNU tar ignores it.
+    return this.#ssh.open(`COPYFILE_DISABLE=1 exec tar -c -f - -C ${shellQuote(dir)} .`, (channel, gone) => {
       const out = new PassThrough();
       const errors: Buffer[] = [];
       let code = -1;

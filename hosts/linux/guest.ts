@@ -6,10 +6,13 @@
 // One LinuxGuest per VM is meant to live as long as the VM runs; close() releases its connections
 // (the lifecycle half calls it when the VM stops or is deleted). Both connections re-open by
 // themselves if the VM's Xvfb or sshd restarted in between.
-import type { Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import {
   DriverError,
+  type ClipboardContent,
   type DisplayInfo,
+  type ExecStream,
+  type ExecStreamOptions,
   type Endpoint,
   type ExecOptions,
   type ExecResult,
@@ -20,6 +23,7 @@ import {
   type ScrollDirection,
   type WindowNode,
 } from '../driver.ts';
+import { getXClipboard, setXClipboard, sshClipboardRun, type ClipboardRun } from './clipboard-x.ts';
 import { DESKTOP_ENV } from './display.ts';
 import { ExecAgent } from './exec-agent.ts';
 import { VmFiles } from './files.ts';
@@ -27,7 +31,9 @@ import { Input } from './input.ts';
 import { chordFor, keysymsForText, parseHotkey } from './keys.ts';
 import { Recorder, type RecorderOptions } from './recorder.ts';
 import { displayInfo, screenshot } from './screen.ts';
-import { runCommand } from './ssh-client-exec.ts';
+import { runCommand, withEnv } from './ssh-client-exec.ts';
+import { openExecStream } from './ssh-exec-stream.ts';
+import { checkPort } from '../stream-checks.ts';
 import { SshClient } from './ssh-client.ts';
 import type { LinuxVmRuntime } from './vm-runtime.ts';
 import { atspiApps, mergeAccessibility } from './windows-atspi.ts';
@@ -42,6 +48,8 @@ export class LinuxGuest implements Guest {
   readonly #vm: LinuxVmRuntime;
   readonly #x: X11Link;
   readonly #ssh: SshClient;
+  /** xclip's commands, as the VM's user in its desktop session. */
+  readonly #clipboardRun: ClipboardRun;
   readonly #files: VmFiles;
   readonly #recorder: Recorder;
   readonly #agent: ExecAgent;
@@ -51,6 +59,7 @@ export class LinuxGuest implements Guest {
     this.#x = new X11Link(vm.display, vm.xSocket, vm.xCookie);
     this.#ssh = new SshClient(() => vm.ssh);
     this.#files = new VmFiles(this.#ssh, vm.home);
+    this.#clipboardRun = sshClipboardRun(this.#ssh, (command) => withEnv(command, this.sessionEnv()));
     this.#agent = new ExecAgent(this.#ssh, () => this.sessionEnv());
     this.#recorder = new Recorder(
       () => ({
@@ -98,6 +107,32 @@ export class LinuxGuest implements Guest {
         env: this.sessionEnv(),
         ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
       }));
+  }
+
+  /** A command with its streams open, in the same shell and session as exec (ssh-exec-stream.ts). */
+  execStream(command: string, opts: ExecStreamOptions = {}): Promise<ExecStream> {
+    this.#vm.touch();
+    return openExecStream(this.#ssh, command, { ...opts, env: this.sessionEnv() });
+  }
+
+  /**
+   * 127.0.0.1:port of the VM: a channel of the pooled SSH connection that the VM's sshd (as the VM's
+   * user, in the VM's network namespace) connects for us, as `ssh -W` would.
+   */
+  async forwardPort(port: number): Promise<Duplex> {
+    checkPort(port);
+    this.#vm.touch();
+    return this.#ssh.forwardOut('127.0.0.1', port, { byReason: true });
+  }
+
+  getClipboard(prefer?: 'text' | 'image'): Promise<ClipboardContent> {
+    this.#vm.touch();
+    return getXClipboard(this.#clipboardRun, prefer);
+  }
+
+  setClipboard(content: Exclude<ClipboardContent, { type: 'empty' }>): Promise<void> {
+    this.#vm.touch();
+    return setXClipboard(this.#clipboardRun, content);
   }
 
   putFile(path: string, data: Buffer | Readable): Promise<void> {

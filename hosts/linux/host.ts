@@ -19,6 +19,8 @@ import {
 import { adoptVms } from './adopt.ts';
 import type { VmEntry } from './vm-entry.ts';
 import { exportDelta, importDelta } from './delta.ts';
+import { copyDisk } from './vm-fork.ts';
+import { heldStill, pauseEntry, resumeEntry } from './vm-pause.ts';
 import { Mutex, KeyedMutex } from './mutex.ts';
 import type { ProcessTracker } from './runner.ts';
 import { bootDesktop, powerOff, programPid, type DesktopProcess } from './vm-boot.ts';
@@ -328,18 +330,59 @@ export class LinuxHost implements Host {
     await this.#ready;
     return this.#vmLock.run(name, async () => {
       const e = this.#get(name);
-      const frozen = e.record.state === 'running' ? e.cgroup : undefined;
-      await frozen?.freeze();
-      try {
-        return await exportDelta(
+      return heldStill(e, () =>
+        exportDelta(
           { disk: e.paths.disk, lower: e.record.lower, merged: e.record.home },
           e.record.image,
           file,
-        );
-      } finally {
-        frozen?.thaw();
-      }
+        ),
+      );
     });
+  }
+
+  /**
+   * A fresh VM (createVm) whose disk is a copy of the source's upper dir, made with the source held
+   * still (vm-fork.ts). A failed copy leaves no VM of that name.
+   */
+  async forkVm(source: string, spec: VmCreateSpec): Promise<VmInfo> {
+    await this.#ready;
+    const from = this.#get(source);
+    if (from.record.image !== spec.image) {
+      throw new DriverError('invalid_argument', `VM ${source} runs ${from.record.image}, not ${spec.image}`);
+    }
+    const info = await this.createVm(spec);
+    try {
+      await this.#vmLock.run(spec.name, () =>
+        this.#vmLock.run(source, async () => {
+          const src = this.#get(source);
+          const { record: r, paths } = this.#get(spec.name);
+          const to = {
+            lower: r.lower,
+            disk: paths.disk,
+            home: r.home,
+            sizeGiB: r.diskGiB,
+            uid: r.uid,
+            gid: r.gid,
+          };
+          await heldStill(src, () => copyDisk(src.paths.disk, to));
+        }),
+      );
+    } catch (e) {
+      await this.deleteVm(spec.name).catch(() => undefined);
+      throw e;
+    }
+    return info;
+  }
+
+  /** The VM's cgroup frozen: no CPU, memory kept (vm-pause.ts). */
+  async pauseVm(name: string): Promise<void> {
+    await this.#ready;
+    await this.#vmLock.run(name, () => pauseEntry(this.#get(name)));
+  }
+
+  async resumeVm(name: string): Promise<void> {
+    await this.#ready;
+    await this.#vmLock.run(name, () => resumeEntry(this.#get(name)));
   }
 
   async importDelta(name: string, file: string): Promise<void> {

@@ -8,7 +8,8 @@ import type { Chord } from './keys.ts';
 import { Keymap } from './input-keymap.ts';
 import type { X11Connection } from './x11-connection.ts';
 
-interface Xtest {
+/** The XTEST extension's requests and event codes, as x11 (the npm package) hands them out. */
+export interface Xtest {
   KeyPress: number;
   KeyRelease: number;
   ButtonPress: number;

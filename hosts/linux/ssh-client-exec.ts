@@ -42,6 +42,11 @@ function envPrefix(env: Record<string, string>): string {
   return pairs.length > 0 ? `export ${pairs.join(' ')}\n` : '';
 }
 
+/** `command` with `env` exported first (values quoted), without the pid line of `commandLine`. */
+export function withEnv(command: string, env: Record<string, string>): string {
+  return `${envPrefix(env)}${command}`;
+}
+
 /** The command line sent to sshd (run by the VM user's login shell with `-c`). */
 export function commandLine(command: string, env: Record<string, string>): string {
   return `printf '%s\\n' "$$" >&2\n${envPrefix(env)}${command}`;
@@ -52,7 +57,10 @@ export function markedCommandLine(command: string, env: Record<string, string>, 
   return commandLine(`${markerTrap(marker)}\n${command}`, env);
 }
 
-/** The exec's own checks, before anything is sent: shared with the exec agent (exec-agent.ts). */
+/**
+ * The exec's own checks, before anything is sent: shared with the exec agent (exec-agent.ts) and
+ * the exec stream (ssh-exec-stream.ts).
+ */
 export function validateExec(command: unknown, timeoutMs: number | undefined): asserts command is string {
   if (typeof command !== 'string' || command.trim() === '')
     throw new DriverError('invalid_argument', 'command is required');
@@ -150,24 +158,13 @@ function collectExec(
     channel.end();
 
     if (timeoutMs !== undefined) {
-      const killGroup = (signal: 'TERM' | 'KILL'): void => {
-        // A pid of 1 or less would signal far more than the command: never.
-        if (pid === undefined || !(pid > 1)) return;
-        ssh.run(`kill -${signal} -- -${pid} 2>/dev/null`).catch(() => undefined);
-      };
       timers.push(
-        setTimeout(() => {
-          timedOut = true;
-          killGroup('TERM');
-        }, timeoutMs),
-        setTimeout(() => killGroup('KILL'), timeoutMs + KILL_AFTER_MS),
-        setTimeout(() => channel.close(), timeoutMs + KILL_AFTER_MS + CLOSE_AFTER_MS),
-        setTimeout(
-          () => {
+        ...timeoutLadder(ssh, () => pid, channel, timeoutMs, {
+          timedOut: () => (timedOut = true),
+          unconfirmed: () => {
             if (settled) return;
             settled = true;
             for (const t of timers) clearTimeout(t);
-            ssh.close();
             reject(
               new DriverError(
                 'timeout',
@@ -176,9 +173,45 @@ function collectExec(
               ),
             );
           },
-          timeoutMs + KILL_AFTER_MS + CLOSE_AFTER_MS + CONFIRM_CLOSE_MS,
-        ),
+        }),
       );
     }
   });
+}
+
+/** Signals the process group of the command whose shell is `pid` (sshd made it a session leader). */
+export function signalGroup(ssh: SshClient, pid: number | undefined, signal: 'TERM' | 'KILL' | 'HUP'): void {
+  // A pid of 1 or less would signal far more than the command: never.
+  if (pid === undefined || !(pid > 1)) return;
+  ssh.run(`kill -${signal} -- -${pid} 2>/dev/null`).catch(() => undefined);
+}
+
+/**
+ * What a command's timeout does, step by step: at `timeoutMs` TERM to its group (`timedOut` is
+ * called), KILL 2 s later, the channel closed 3 s after that, and if the VM has not confirmed the
+ * close 5 s later the connection is dropped (`unconfirmed`). Returns the timers, for the caller to
+ * clear once the command ended.
+ */
+export function timeoutLadder(
+  ssh: SshClient,
+  pid: () => number | undefined,
+  channel: ClientChannel,
+  timeoutMs: number,
+  on: { timedOut: () => void; unconfirmed: () => void },
+): NodeJS.Timeout[] {
+  return [
+    setTimeout(() => {
+      on.timedOut();
+      signalGroup(ssh, pid(), 'TERM');
+    }, timeoutMs),
+    setTimeout(() => signalGroup(ssh, pid(), 'KILL'), timeoutMs + KILL_AFTER_MS),
+    setTimeout(() => channel.close(), timeoutMs + KILL_AFTER_MS + CLOSE_AFTER_MS),
+    setTimeout(
+      () => {
+        ssh.close();
+        on.unconfirmed();
+      },
+      timeoutMs + KILL_AFTER_MS + CLOSE_AFTER_MS + CONFIRM_CLOSE_MS,
+    ),
+  ];
 }

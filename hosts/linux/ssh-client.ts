@@ -11,7 +11,7 @@
 // The server's host key is pinned: the VM's own sshd host key, generated when the VM was created.
 import { createHash } from 'node:crypto';
 import type { Duplex, Readable } from 'node:stream';
-import { Client, type ClientChannel, type SFTPWrapper } from 'ssh2';
+import { Client, type ClientChannel, type ExecOptions, type SFTPWrapper } from 'ssh2';
 import { DriverError } from '../driver.ts';
 
 export interface SshTarget {
@@ -49,6 +49,8 @@ export interface SftpSession {
  */
 const MAX_CHANNELS = 16;
 const OPEN_ATTEMPTS = 3;
+export const KEEPALIVE_INTERVAL_MS = 15_000;
+export const KEEPALIVE_COUNT_MAX = 3;
 const READY_TIMEOUT_MS = 10_000;
 /**
  * How long an exec channel may take to open and start its command. The sshd process that answers
@@ -107,11 +109,12 @@ export class SshClient {
    * command's output, exit status and close often arrive in the very packet batch that confirms the
    * channel, and an event emitted before its listener exists is lost. The channel's slot is freed
    * when it closes, or earlier by `release` (a channel left open on purpose, see ssh-client-exec.ts).
-   * `gone` aborts when the connection under the channel ends.
+   * `gone` aborts when the connection under the channel ends. `options`: ssh2's (a pty, for one).
    */
   async open<T>(
     command: string,
     attach: (channel: ClientChannel, gone: AbortSignal, release: () => void) => T,
+    options: ExecOptions = {},
   ): Promise<T> {
     await this.#acquire();
     // Freed once: by the channel's close, or by a failure to open it (never by both).
@@ -122,7 +125,7 @@ export class SshClient {
       this.#release();
     };
     try {
-      const opened = await this.#openExec(command, (channel, gone) => {
+      const opened = await this.#openExec(command, options, (channel, gone) => {
         channel.once('close', release);
         // A stream error on the channel (a write after the VM closed it) ends it; its close reports
         // the outcome. Unheard, it would crash the server.
@@ -169,20 +172,30 @@ export class SshClient {
     return opening;
   }
 
-  /** A TCP connection from the SSH server's side to `host:port` (ssh -W), as a stream. */
-  async forwardOut(host: string, port: number): Promise<ClientChannel> {
+  /**
+   * A TCP connection from the SSH server's side to `host:port` (ssh -W), as a stream. A refusal is
+   * `unreachable`; with `byReason`, the server's reason decides: `refused` when nothing listens
+   * there, `not_supported` when the server forwards nothing.
+   */
+  async forwardOut(host: string, port: number, opts: { byReason?: boolean } = {}): Promise<ClientChannel> {
     const client = await this.#client();
     return new Promise((resolve, reject) => {
       try {
         client.forwardOut('127.0.0.1', 0, host, port, (err, channel) => {
-          if (err)
+          if (err) {
+            // The server's reason: nothing listens there (2), or it forwards nothing (1).
+            const reason = (err as { reason?: unknown }).reason;
+            const code = !opts.byReason
+              ? 'unreachable'
+              : reason === 2
+                ? 'refused'
+                : reason === 1
+                  ? 'not_supported'
+                  : 'unreachable';
             return reject(
-              new DriverError(
-                'unreachable',
-                `${host}:${port} via ${this.#describe()}: ${err.message}`,
-                'ssh',
-              ),
+              new DriverError(code, `${host}:${port} via ${this.#describe()}: ${err.message}`, 'ssh'),
             );
+          }
           channel.on('error', () => channel.close());
           resolve(channel);
         });
@@ -216,6 +229,7 @@ export class SshClient {
    */
   async #openExec<T>(
     command: string,
+    options: ExecOptions,
     attach: (channel: ClientChannel, gone: AbortSignal) => T,
   ): Promise<{ value: T }> {
     for (let attempt = 1; ; attempt++) {
@@ -235,7 +249,7 @@ export class SshClient {
             );
           }, OPEN_DEADLINE_MS);
           try {
-            client.exec(command, (err, channel) => {
+            client.exec(command, options, (err, channel) => {
               clearTimeout(timer);
               if (err) reject(err);
               else resolve({ value: attach(channel, this.#goneSignal(client)) });
@@ -321,7 +335,10 @@ export class SshClient {
       username: target.username,
       privateKey: target.privateKey,
       readyTimeout: READY_TIMEOUT_MS,
-      keepaliveInterval: 15_000,
+      // A VM whose sshd session stops answering loses the connection within a minute, and every
+      // stream on it (a terminal, a forwarded port) ends: what bounds a long-lived stream (guest-deadlines.ts).
+      keepaliveInterval: KEEPALIVE_INTERVAL_MS,
+      keepaliveCountMax: KEEPALIVE_COUNT_MAX,
       // Only the VM's own sshd: another process on its address (its port freed by a crash and taken)
       // must not receive the VM's commands and files.
       hostVerifier: (key: Buffer) => {
@@ -440,10 +457,13 @@ const SIGNALS: Record<string, number> = {
   TERM: 15,
 };
 
-/** sshd reports a status, or the name of the signal that killed the process (then 128 + its number). */
+/**
+ * sshd reports a status, or the name of the signal that killed the process (then 128 + its number).
+ * ssh2 hands the name on as `SIG` + what sshd sent (`SIGHUP`).
+ */
 export function exitCode(status: number | null | undefined, signal?: string): number {
   if (typeof status === 'number') return status;
-  if (signal) return 128 + (SIGNALS[signal] ?? 0);
+  if (signal) return 128 + (SIGNALS[signal.replace(/^SIG/, '')] ?? 0);
   return -1;
 }
 

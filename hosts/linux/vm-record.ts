@@ -28,6 +28,8 @@ export interface VmRecord {
   /** The public half of the VM's sshd host key (`paths.hostKey`); absent in records of older drivers. */
   sshHostPublicKey?: string;
   state: 'stopped' | 'running';
+  /** Running with its cgroup frozen (pauseVm): none of its processes runs until resumeVm. */
+  paused?: boolean;
   /** While running: the X display, its socket file and the PID of each desktop process, for adoption after a restart. */
   display?: string;
   /** Absent in records of drivers whose VMs' X servers kept their socket in the machine's /tmp/.X11-unix. */
@@ -103,7 +105,7 @@ export function xSocketOf(r: VmRecord): string | undefined {
 
 /** `r` once its VM is powered off: nothing of the last run (display, socket, PIDs) is kept. */
 export function stoppedRecord(r: VmRecord): VmRecord {
-  const { display: _d, xSocket: _s, pids: _p, xCookie: _c, egress: _e, ...rest } = r;
+  const { display: _d, xSocket: _s, pids: _p, xCookie: _c, egress: _e, paused: _paused, ...rest } = r;
   return { ...rest, state: 'stopped' };
 }
 

@@ -52,5 +52,6 @@ export function vmInfo(r: VmRecord): VmInfo {
     memoryGiB: r.memoryGiB,
     state: r.state,
     ...(r.state === 'running' ? { ip: r.ip } : {}),
+    ...(r.state === 'running' && r.paused === true && { paused: true }),
   };
 }

@@ -25,6 +25,8 @@ export interface SimVmView {
   cpu: number;
   memoryGiB: number;
   state: SimVmState;
+  /** Running but frozen (pauseVm). */
+  paused: boolean;
   ip?: string;
   /** Paths of the files written in the VM since its clone. */
   files: string[];
@@ -138,6 +140,7 @@ function viewOf(vm: SimVm): SimVmView {
     cpu: vm.cpu,
     memoryGiB: vm.memoryGiB,
     state: vm.state,
+    paused: vm.paused,
     ...(vm.ip !== undefined && { ip: vm.ip }),
     files: vm.disk ? [...vm.disk.files.keys()].sort() : [],
     ...(g && { cursor: { ...g.cursor }, typed: g.typed, inputEvents: g.inputEvents }),

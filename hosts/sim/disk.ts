@@ -4,8 +4,9 @@
 // place behave like a filesystem.
 import { posix } from 'node:path';
 import { Readable } from 'node:stream';
-import { Header, Parser, Pax, type ReadEntry } from 'tar';
+import { Header, Pax } from 'tar';
 import { DriverError } from '../driver.ts';
+import { readTarEntries } from '../tar-entries.ts';
 
 export const HOME = '/Users/sandbay';
 const MAX_PATH_BYTES = 4096;
@@ -79,23 +80,10 @@ export class SimDisk {
     if (!(archive instanceof Readable))
       throw new DriverError('invalid_argument', 'the archive must be a Readable');
     this.mkdirp(dir);
-    const entries: { path: string; type: string; data: Buffer }[] = [];
-    await new Promise<void>((resolve, reject) => {
-      const parser = new Parser({ strict: true });
-      parser.on('entry', (entry: ReadEntry) => {
-        const chunks: Buffer[] = [];
-        entry.on('data', (c: Buffer) => chunks.push(c));
-        entry.on('end', () =>
-          entries.push({ path: entry.path, type: entry.type, data: Buffer.concat(chunks) }),
-        );
-      });
-      parser.on('error', (e: Error) =>
-        reject(new DriverError('invalid_argument', `not a tar archive: ${e.message}`)),
-      );
-      parser.on('end', resolve);
-      archive.on('error', reject);
-      archive.pipe(parser);
-    });
+    const entries = await readTarEntries(
+      archive,
+      (e) => new DriverError('invalid_argument', `not a tar archive: ${e.message}`),
+    );
     for (const e of entries) {
       const target = posix.resolve(dir, e.path);
       if (target !== dir && !target.startsWith(`${dir === '/' ? '' : dir}/`)) {
@@ -129,6 +117,14 @@ export class SimDisk {
     }
     blocks.push(Buffer.alloc(1024));
     return Readable.from([Buffer.concat(blocks)]);
+  }
+
+  /** A copy of this disk (a fork's): file contents are shared, never written in place. */
+  copy(): SimDisk {
+    const out = new SimDisk();
+    for (const d of this.dirs) out.dirs.add(d);
+    for (const [p, data] of this.files) out.files.set(p, data);
+    return out;
   }
 
   /** Bytes held, for the driver's memory accounting and `du`. */

@@ -3,10 +3,13 @@
 // deterministic images, recordings are tracked with real (frame-less) MP4 files. There is no VNC
 // server or sshd behind a sim VM, and `vnc()` / `ssh()` say so rather than return an address that
 // nothing answers on.
-import { Readable } from 'node:stream';
+import { Readable, type Duplex } from 'node:stream';
 import {
   DriverError,
+  type ClipboardContent,
   type DisplayInfo,
+  type ExecStream,
+  type ExecStreamOptions,
   type Endpoint,
   type ExecOptions,
   type ExecResult,
@@ -17,7 +20,9 @@ import {
   type ScrollDirection,
   type WindowNode,
 } from '../driver.ts';
+import { checkClipboard } from '../clipboard.ts';
 import { checkPoint, checkScrollAmount, checkTypeDelay } from '../input-checks.ts';
+import { checkPort } from '../stream-checks.ts';
 import { SimDisk, guestPath } from './disk.ts';
 import type { SimOp } from './faults.ts';
 import type { SimContext } from './options.ts';
@@ -30,6 +35,7 @@ import {
   stopRecording,
 } from './recordings.ts';
 import { screenshot } from './screen.ts';
+import { simExecStream } from './exec-stream.ts';
 import { runShell } from './shell.ts';
 import { TYPED_MAX, type GuestState, type SimVm } from './vm.ts';
 
@@ -78,7 +84,41 @@ export class SimGuest implements Guest {
         await this.#host.ctx.wait(Math.min(ms, Math.max(0, left)));
         return ms <= left;
       },
+      serve: (port, dir) => vm.guestState().network.serve(port, dir, this.#disk(vm)),
     });
+  }
+
+  async execStream(command: string, opts: ExecStreamOptions = {}): Promise<ExecStream> {
+    const vm = this.#enter('execStream');
+    const network = vm.guestState().network;
+    return simExecStream(command, opts, {
+      ctx: this.#host.ctx,
+      disk: this.#disk(vm),
+      hostname: vm.name,
+      poweredOff: network.poweredOff,
+      serve: (port, dir) => network.serve(port, dir, this.#disk(vm)),
+    });
+  }
+
+  async forwardPort(port: number): Promise<Duplex> {
+    const vm = this.#enter('forwardPort');
+    checkPort(port);
+    return vm.guestState().network.connect(port, vm.name);
+  }
+
+  /** The sim's clipboard holds one representation: `prefer` has nothing to choose from. */
+  async getClipboard(_prefer?: 'text' | 'image'): Promise<ClipboardContent> {
+    const held = this.#enter('getClipboard').guestState().clipboard;
+    return held.type === 'image' ? { ...held, data: Buffer.from(held.data) } : { ...held };
+  }
+
+  async setClipboard(content: Exclude<ClipboardContent, { type: 'empty' }>): Promise<void> {
+    const vm = this.#enter('setClipboard');
+    checkClipboard(content);
+    vm.guestState().clipboard =
+      content.type === 'text'
+        ? { type: 'text', text: content.text }
+        : { type: 'image', mimeType: 'image/png', data: Buffer.from(content.data) };
   }
 
   async putFile(path: string, data: Buffer | Readable): Promise<void> {

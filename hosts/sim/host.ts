@@ -76,26 +76,55 @@ export class SimHost implements Host {
 
   async createVm(spec: VmCreateSpec): Promise<VmInfo> {
     this.#enter('createVm');
-    if (typeof spec.name !== 'string' || !NAME.test(spec.name)) {
-      throw new DriverError(
-        'invalid_argument',
-        `bad VM name ${JSON.stringify(spec.name)}: lowercase letters, digits, '.', '-'`,
-      );
-    }
-    if (!this.images.some((i) => i.name === spec.image)) {
-      throw new DriverError('not_found', `image ${spec.image} is not on host ${this.address}`);
-    }
-    this.#validateSize(spec);
+    this.#validateCreate(spec);
     return this.#lock(spec.name, async () => {
-      const old = this.#vms.get(spec.name);
-      if (old) {
-        await this.#wait(this.ctx.timings.deleteMs, 'createVm');
-        this.#discard(old);
-      }
+      await this.#discardOld(spec.name, 'createVm');
       await this.#wait(this.ctx.timings.cloneMs, 'createVm');
       const vm = new SimVm(spec.name, spec.image, spec.cpu, spec.memoryGiB);
       this.#vms.set(vm.name, vm);
       return vm.info();
+    });
+  }
+
+  /** The source's disk as it is once the copy's time has passed (the source held still meanwhile). */
+  async forkVm(source: string, spec: VmCreateSpec): Promise<VmInfo> {
+    this.#enter('forkVm');
+    this.#validateCreate(spec);
+    const from = this.#get(source);
+    if (from.image !== spec.image) {
+      throw new DriverError('invalid_argument', `VM ${source} runs ${from.image}, not ${spec.image}`);
+    }
+    return this.#lock(spec.name, () =>
+      this.#lock(source, async () => {
+        await this.#discardOld(spec.name, 'forkVm');
+        await this.#wait(this.ctx.timings.forkMs, 'forkVm');
+        const vm = new SimVm(spec.name, spec.image, spec.cpu, spec.memoryGiB);
+        const disk = this.#get(source).disk?.copy();
+        if (disk) vm.disk = disk;
+        this.#vms.set(vm.name, vm);
+        return vm.info();
+      }),
+    );
+  }
+
+  async pauseVm(name: string): Promise<void> {
+    this.#enter('pauseVm');
+    await this.#lock(name, async () => {
+      const vm = this.#get(name);
+      if (vm.state !== 'running') throw new DriverError('invalid_argument', `VM ${name} is not running`);
+      if (vm.paused) return;
+      await this.#wait(this.ctx.timings.pauseMs, 'pauseVm');
+      vm.paused = true;
+    });
+  }
+
+  async resumeVm(name: string): Promise<void> {
+    this.#enter('resumeVm');
+    await this.#lock(name, async () => {
+      const vm = this.#get(name);
+      if (!vm.paused) return;
+      await this.#wait(this.ctx.timings.resumeMs, 'resumeVm');
+      vm.paused = false;
     });
   }
 
@@ -206,10 +235,11 @@ export class SimHost implements Host {
 
   // ---- for the guest half and the driver's controls ----
 
-  /** The running VM `name`; throws `not_found` otherwise. */
+  /** The running VM `name`; throws `not_found` otherwise, and `timeout` while it is paused (frozen). */
   runningVm(name: string): SimVm {
     const vm = this.#get(name);
     if (vm.state !== 'running') throw new DriverError('not_found', `VM ${name} is not running`);
+    if (vm.paused) throw new DriverError('timeout', `VM ${name} is paused: nothing in it answers`);
     return vm;
   }
 
@@ -253,6 +283,27 @@ export class SimHost implements Host {
     const vm = this.#vms.get(name);
     if (!vm) throw new DriverError('not_found', `no VM ${name} on host ${this.address}`);
     return vm;
+  }
+
+  #validateCreate(spec: VmCreateSpec): void {
+    if (typeof spec.name !== 'string' || !NAME.test(spec.name)) {
+      throw new DriverError(
+        'invalid_argument',
+        `bad VM name ${JSON.stringify(spec.name)}: lowercase letters, digits, '.', '-'`,
+      );
+    }
+    if (!this.images.some((i) => i.name === spec.image)) {
+      throw new DriverError('not_found', `image ${spec.image} is not on host ${this.address}`);
+    }
+    this.#validateSize(spec);
+  }
+
+  /** A VM of this name is thrown away before another takes the name (createVm, forkVm). */
+  async #discardOld(name: string, op: SimOp): Promise<void> {
+    const old = this.#vms.get(name);
+    if (!old) return;
+    await this.#wait(this.ctx.timings.deleteMs, op);
+    this.#discard(old);
   }
 
   #validateSize(size: { cpu: number; memoryGiB: number }): void {
@@ -300,11 +351,15 @@ export class SimHost implements Host {
   #powerOff(vm: SimVm): void {
     vm.state = 'stopped';
     vm.egress = undefined;
+    vm.paused = false;
     stopAll(vm.guest?.recordings, this.ctx.clock.now());
+    vm.guest?.network.powerOff();
   }
 
   #discard(vm: SimVm): void {
     vm.state = 'stopped';
+    vm.paused = false;
+    vm.guest?.network.powerOff();
     this.#vms.delete(vm.name);
   }
 

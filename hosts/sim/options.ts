@@ -18,6 +18,10 @@ export interface SimTimings {
   deleteMs: number;
   exportMs: number;
   importMs: number;
+  /** Copying a VM's disk for a fork (the source held still meanwhile). */
+  forkMs: number;
+  pauseMs: number;
+  resumeMs: number;
 }
 
 export const DEFAULT_TIMINGS: SimTimings = {
@@ -28,6 +32,11 @@ export const DEFAULT_TIMINGS: SimTimings = {
   deleteMs: 100,
   exportMs: 400,
   importMs: 400,
+  // Measured on the linux driver (bench/README.md): a desktop's disk copied in tens of ms, the
+  // freezer's freeze and thaw in a few.
+  forkMs: 60,
+  pauseMs: 10,
+  resumeMs: 5,
 };
 
 export interface SimHostOverride {

@@ -1,18 +1,35 @@
 // The sim guest's shell: a small, deterministic interpreter over the VM's in-memory disk. It knows a
 // handful of commands (echo, printf, cat, ls, pwd, cd, mkdir, touch, rm, test, hostname, whoami,
-// uname, true, false, exit, sleep) joined by `;`, `&&`, `||`, with `>` / `>>` redirection. Anything
-// else answers 127 "command not found", as a shell would: the sim runs no real programs.
+// uname, true, false, exit, sleep; read, tty and `stty size` for streams; `serve PORT [DIR]`, an
+// HTTP server of the disk in the background) joined by `;`, `&&`, `||`, `&` (run without waiting,
+// its output dropped), with `>` / `>>` / `>&2` redirection. Anything else answers 127 "command not found",
+// as a shell would: the sim runs no real programs.
 import { posix } from 'node:path';
 import type { ExecResult } from '../driver.ts';
 import { HOME, guestPath, type SimDisk } from './disk.ts';
 
-type Token = { word: string } | { op: ';' | '&&' | '||' | '>' | '>>' | '|' };
+type Token = { word: string } | { op: ';' | '&&' | '||' | '>' | '>>' | '>&2' | '|' | '&' };
 
 export interface ShellContext {
   disk: SimDisk;
   hostname: string;
   /** Waits `ms` of the driver's clock; resolves false if the exec's timeout came first. */
   sleep(ms: number): Promise<boolean>;
+  /** A streaming exec's output: each command's output goes here as it finishes, not into the result. */
+  write?(stream: 'stdout' | 'stderr', text: string): void;
+  /** A streaming exec's standard input (none: commands read an empty input). */
+  stdin?: ShellInput;
+  /** The terminal's size, under a pty. */
+  tty?: () => { cols: number; rows: number };
+  /** Starts an HTTP server of `dir` on `port` of the VM; an error line when it cannot. */
+  serve?(port: number, dir: string): string | undefined;
+}
+
+export interface ShellInput {
+  /** The next line without its newline; undefined at the end of the input. */
+  line(): Promise<string | undefined>;
+  /** Everything up to the end of the input. */
+  all(): Promise<string>;
 }
 
 export class ShellSyntaxError extends Error {}
@@ -39,11 +56,13 @@ export function tokenize(line: string): Token[] {
     } else if (c === ';' || c === '|' || c === '&' || c === '>') {
       flush();
       const two = line.slice(i, i + 2);
-      if (two === '&&' || two === '||' || two === '>>') {
+      if (line.slice(i, i + 3) === '>&2') {
+        tokens.push({ op: '>&2' });
+        i += 2;
+      } else if (two === '&&' || two === '||' || two === '>>') {
         tokens.push({ op: two });
         i++;
-      } else if (c === '&') throw new ShellSyntaxError('background jobs are not supported');
-      else tokens.push({ op: c });
+      } else tokens.push({ op: c as ';' | '|' | '&' | '>' });
     } else word = (word ?? '') + c;
   }
   flush();
@@ -75,9 +94,13 @@ export async function runShell(line: string, ctx: ShellContext): Promise<ExecRes
   while (i < tokens.length) {
     const words: string[] = [];
     let redirect: { append: boolean; path: string } | undefined;
+    let toStderr = false;
     for (; i < tokens.length && 'word' in tokens[i]!; i++) words.push((tokens[i] as { word: string }).word);
     const op = tokens[i] as { op: string } | undefined;
-    if (op && (op.op === '>' || op.op === '>>')) {
+    if (op?.op === '>&2') {
+      toStderr = true;
+      i++;
+    } else if (op && (op.op === '>' || op.op === '>>')) {
       const target = tokens[i + 1];
       if (!target || !('word' in target)) return syntaxError('redirection without a file');
       redirect = { append: op.op === '>>', path: target.word };
@@ -86,10 +109,16 @@ export async function runShell(line: string, ctx: ShellContext): Promise<ExecRes
     const sep = tokens[i] as { op: string } | undefined;
     if (sep?.op === '|') return syntaxError('pipes are not supported by the sim shell');
     i++;
-    if (!skip && words.length > 0) {
+    if (!skip && words.length > 0 && sep?.op === '&') {
+      // In the background: not waited for, its output dropped, its status not the shell's.
+      const { disk, hostname, sleep } = ctx;
+      const quiet: ShellContext = { disk, hostname, sleep, ...(ctx.serve && { serve: ctx.serve }) };
+      void runCommand(words, { cwd: state.cwd }, quiet).catch(() => undefined);
+    } else if (!skip && words.length > 0) {
       const out = await runCommand(words, state, ctx);
       if (out === 'timeout')
         return { stdout: state.stdout, stderr: state.stderr, return_code: 124, timed_out: true };
+      if (toStderr) Object.assign(out, { stdout: '', stderr: out.stderr + out.stdout });
       if (redirect) {
         const error = redirectTo(
           resolvePath(state.cwd, redirect.path),
@@ -98,8 +127,10 @@ export async function runShell(line: string, ctx: ShellContext): Promise<ExecRes
           ctx.disk,
         );
         if (error) Object.assign(out, { stderr: out.stderr + error, code: 1 });
-      } else state.stdout += out.stdout;
-      state.stderr += out.stderr;
+      } else if (ctx.write) ctx.write('stdout', out.stdout);
+      else state.stdout += out.stdout;
+      if (ctx.write) ctx.write('stderr', out.stderr);
+      else state.stderr += out.stderr;
       state.code = out.code;
       if (words[0] === 'exit') break;
     }
@@ -145,7 +176,26 @@ async function runCommand(
       case 'printf':
         return ok(printf(args[0] ?? '', args.slice(1)));
       case 'cat':
+        if (args.length === 0) return ok((await ctx.stdin?.all()) ?? '');
         return ok(args.map((a) => disk.read(resolve(a)).toString('utf8')).join(''));
+      case 'read':
+        return (await ctx.stdin?.line()) === undefined ? fail('', 1) : ok();
+      case 'tty':
+        return ctx.tty ? ok('/dev/pts/0\n') : fail('not a tty');
+      case 'stty': {
+        if (args[0] !== 'size') return fail(`stty: invalid argument '${args[0] ?? ''}'`);
+        if (!ctx.tty) return fail("stty: 'standard input': Inappropriate ioctl for device");
+        const { rows, cols } = ctx.tty();
+        return ok(`${rows} ${cols}\n`);
+      }
+      case 'serve': {
+        const port = Number(args[0]);
+        if (!ctx.serve) return fail('serve: no network in this sim VM');
+        if (!Number.isInteger(port) || port < 1 || port > 65535)
+          return fail(`serve: bad port '${args[0] ?? ''}'`);
+        const error = ctx.serve(port, resolve(args[1] ?? '.'));
+        return error ? fail(`serve: ${error}`) : ok();
+      }
       case 'ls':
         return ok(
           (args.length ? args : ['.'])

@@ -2,8 +2,9 @@
 // guest's state (pointer, typed text, recordings). A VM that is only cloned and booted costs a few
 // hundred bytes, so 2,000 of them fit easily.
 import type { EgressPolicy } from '../../crds/index.ts';
-import type { VmInfo } from '../driver.ts';
+import type { ClipboardContent, VmInfo } from '../driver.ts';
 import type { SimDisk } from './disk.ts';
+import { SimNetwork } from './network.ts';
 import type { Recordings } from './recordings.ts';
 
 /** `starting` and `stopping` hold the VM's cores and memory; only `running` answers guest calls. */
@@ -16,6 +17,10 @@ export interface GuestState {
   /** Input events seen: moves, clicks, scrolls, key presses. */
   inputEvents: number;
   recordings: Recordings;
+  /** What the clipboard holds (set through the guest). */
+  clipboard: ClipboardContent;
+  /** Its servers and streams, ended at power-off. */
+  network: SimNetwork;
 }
 
 export const TYPED_MAX = 4096;
@@ -26,6 +31,8 @@ export class SimVm {
   cpu: number;
   memoryGiB: number;
   state: SimVmState = 'stopped';
+  /** A running VM frozen by `pauseVm`: it holds its resources and answers no guest call. */
+  paused = false;
   ip: string | undefined;
   disk: SimDisk | undefined;
   guest: GuestState | undefined;
@@ -46,7 +53,14 @@ export class SimVm {
   }
 
   guestState(): GuestState {
-    this.guest ??= { cursor: { x: 0, y: 0 }, typed: '', inputEvents: 0, recordings: new Map() };
+    this.guest ??= {
+      cursor: { x: 0, y: 0 },
+      typed: '',
+      inputEvents: 0,
+      recordings: new Map(),
+      clipboard: { type: 'empty' },
+      network: new SimNetwork(),
+    };
     return this.guest;
   }
 
@@ -58,6 +72,7 @@ export class SimVm {
       cpu: this.cpu,
       memoryGiB: this.memoryGiB,
       state: running ? 'running' : 'stopped',
+      ...(running && this.paused && { paused: true }),
       ...(running && this.ip !== undefined && { ip: this.ip }),
     };
   }

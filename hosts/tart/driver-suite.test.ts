@@ -1,11 +1,13 @@
-// The shared Host lifecycle suite on the tart driver, against an emulated Mac (a network namespace
-// with a real sshd and a `tart` that keeps Tart's contract; its VMs are real desktops).
+// The shared Host lifecycle suite and the guest streams contract (streaming exec, forwarded ports,
+// clipboard) on the tart driver, against one emulated Mac (a network namespace with a real sshd and
+// a `tart` that keeps Tart's contract; its VMs are real Linux desktops, so the clipboard is xclip's).
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { downAll, upMacs, type EmulatedMac } from '../../test/support/emulated-mac/macs.ts';
 import { runDriverSuite } from '../driver-suite.ts';
+import { runGuestStreamsSuite } from '../guest-streams-suite.ts';
 import { writeCredentials } from './credentials.ts';
 import { createTartDriver } from './index.ts';
 
@@ -34,4 +36,21 @@ runDriverSuite({
     model: 'm4',
     credentialsRef: 'suite',
   }),
+  // An emulated VM boots a real desktop, is sealed at its first boot (a second SSH login) and shuts
+  // its guest down before it stops; a few of these per test outlast 60 s on a busy machine.
+  testTimeoutMs: 180_000,
+});
+
+runGuestStreamsSuite({
+  name: 'tart',
+  newDriver: () => createTartDriver({ dataDir }),
+  hostRef: () => ({
+    name: `emulated-${mac.link}`,
+    address: mac.address,
+    model: 'm4',
+    credentialsRef: 'suite',
+  }),
+  serve: (port, dir) =>
+    `cd ${dir} && nohup /usr/bin/python3 -m http.server ${port} --bind 127.0.0.1 >/dev/null 2>&1 &`,
+  processes: true,
 });

@@ -1,7 +1,7 @@
 // The guest-OS seam: which path a guest's `uname -s` selects, how agent exec enters a macOS GUI
 // session (the command quoted, never spliced), and the window manager's list parsed.
 import { describe, expect, it } from 'vitest';
-import { guestOsOf, parseWmctrl } from './guest-os.ts';
+import { guestOsOf, parseWmctrl, withTccHint } from './guest-os.ts';
 
 describe('tart guest systems', () => {
   it('tells macOS from a Linux desktop by uname, and refuses what it does not know', () => {
@@ -39,5 +39,27 @@ describe('tart guest systems', () => {
         focused: true,
       },
     ]);
+  });
+
+  it('gives every TCC error code a hint naming what to grant, and leaves other failures as they are', () => {
+    const cases: [string, RegExp][] = [
+      ['execution error: Error: kAXErrorAPIDisabled (-25211): not trusted', /grant Accessibility/],
+      ['osascript is not allowed assistive access. (-1719)', /grant Accessibility/],
+      ['Not authorized to send Apple events to System Events. (-1743)', /grant Automation/],
+      ['errAEEventWouldRequireUserConsent (-1744)', /allow Automation .* once/],
+      ['A privilege violation occurred. (-10004)', /privileged Apple event/],
+      ['ls: Desktop: Operation not permitted', /Full Disk Access/],
+      ['kAXErrorCannotComplete (-25204)', /did not answer/],
+      ['Could not switch to audit session 0x0: 1: Operation not permitted', /not logged in at the console/],
+      ['no GUI session: the guest user did not log in', /not logged in at the console/],
+    ];
+    for (const [line, hint] of cases) expect(withTccHint(line)).toMatch(hint);
+    expect(withTccHint('syntax error')).toBe('syntax error');
+  });
+
+  it('waits for the GUI session with a bound, on macOS for the console user and the Dock', () => {
+    expect(guestOsOf('Darwin').sessionUp).toMatch(/stat -f %Su \/dev\/console.*pgrep -qxu .* Dock/);
+    expect(guestOsOf('Darwin').sessionUp).toMatch(/-gt 600 .*exit 3/);
+    expect(guestOsOf('Linux').sessionUp).toMatch(/_NET_SUPPORTING_WM_CHECK/);
   });
 });

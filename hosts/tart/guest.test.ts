@@ -113,9 +113,12 @@ describe('tart guest on an emulated Mac', () => {
     }
   });
 
-  it('types and clicks over RFB into an X window', async () => {
+  it('types and clicks over RFB: every printable ASCII character as its key, Unicode through the clipboard (restored)', async () => {
+    // A terminal whose every character reaches typed.txt at once (no line editing, no literal-next),
+    // appended (so that a test may empty the file under it).
     await guest.exec(
-      'rm -f typed.txt; (LANG=C.UTF-8 xterm -u8 -T typer -geometry 80x10+0+0 -e sh -c "cat > typed.txt" >/dev/null 2>&1 &)',
+      'rm -f typed.txt; (LANG=C.UTF-8 xterm -u8 -T typer -geometry 80x10+0+0 ' +
+        '-e sh -c "stty -icanon -iexten -echo; cat >> typed.txt" >/dev/null 2>&1 &)',
     );
     // Mapped, not only created: a click before the window shows lands on the desktop, and xfwm4's
     // focus-stealing prevention then keeps the focus from a window started before that click.
@@ -135,28 +138,50 @@ describe('tart guest on an emulated Mac', () => {
       () => `the xterm focused (focus, then windows:\n${focused})`,
       20_000,
     );
-    await guest.type('hello é\n');
+    expect(await guest.position()).toEqual({ x: 100, y: 50 });
+    await guest.exec("printf %s 'kept on the clipboard' | pbcopy");
+    const ascii = Array.from({ length: 95 }, (_, i) => String.fromCharCode(0x20 + i)).join('');
+    const unicode = 'Grüße, 世界 — ✓ naïve café 🙂';
+    await guest.type(`${ascii}\n${unicode}\n`);
+    let typed = '';
     await waitFor(
-      async () => (await guest.exec('cat typed.txt')).stdout === 'hello é\n',
-      'the typed text',
+      async () => (typed = (await guest.exec('cat typed.txt')).stdout) === `${ascii}\n${unicode}\n`,
+      () => `the typed text (so far ${JSON.stringify(typed)})`,
       20_000,
     );
-    expect(await guest.position()).toEqual({ x: 100, y: 50 });
+    expect((await guest.exec('pbpaste')).stdout).toBe('kept on the clipboard');
+  });
+
+  it("takes hotkey names as the Mac's keys: cmd+v pastes (Command-V), ctrl+a is Control-A", async () => {
+    // The typer xterm of the test above still has the focus.
+    await guest.exec('printf %s pasted | pbcopy && : > typed.txt');
+    await guest.hotkey('cmd+v');
+    await waitFor(
+      async () => (await guest.exec('cat typed.txt')).stdout === 'pasted',
+      'Command-V pasted',
+      20_000,
+    );
+    await guest.press('a', ['ctrl']);
+    await guest.press('A');
+    await waitFor(
+      async () => (await guest.exec('cat typed.txt')).stdout === 'pasted\x01A',
+      'Control-A, then Shift-A',
+      20_000,
+    );
   });
 
   it('holds keys and a button on their own: keys() (computer-use hold_key); side buttons refused', async () => {
-    // The typer xterm of the test above still has the focus: ctrl held makes `a` a ^A (RFB keys are
-    // keysyms, so the server would undo a held shift to give the keysym `a` asked for).
+    // The typer xterm still has the focus: ctrl held makes `a` a ^A; shift held makes `b` a B (the
+    // server adds and drops no modifier: a held Shift is what makes a capital).
+    await guest.exec(': > typed.txt');
     await guest.keys('ctrl', true);
     await guest.hotkey('a');
     await guest.keys('ctrl', false);
+    await guest.keys('shift', true);
     await guest.hotkey('b');
-    await guest.type('\n');
-    await waitFor(
-      async () => (await guest.exec('tail -n 1 typed.txt')).stdout === '\x01b\n',
-      '^Ab typed',
-      20_000,
-    );
+    await guest.keys('shift', false);
+    await guest.hotkey('c');
+    await waitFor(async () => (await guest.exec('cat typed.txt')).stdout === '\x01Bc', '^ABc typed', 20_000);
     // The side buttons have no bit in RFB's button mask: refused, not silently dropped.
     await expect(guest.mouseButton('back', true)).rejects.toMatchObject({ code: 'invalid_argument' });
   });

@@ -18,7 +18,10 @@
 import { Readable, type Duplex } from 'node:stream';
 import {
   DriverError,
+  type ClipboardContent,
   type DisplayInfo,
+  type ExecStream,
+  type ExecStreamOptions,
   type Endpoint,
   type ExecOptions,
   type ExecResult,
@@ -34,7 +37,9 @@ import { VmFiles } from '../linux/files.ts';
 import { runCommand } from '../linux/ssh-client-exec.ts';
 import { shellQuote, SshClient } from '../linux/ssh-client.ts';
 import { generateSshKey } from '../linux/sshd.ts';
-import { guestOsOf, type GuestOs } from './guest-os.ts';
+import { guestOsOf, SESSION_WAIT_S, withTccHint, type GuestOs } from './guest-os.ts';
+import { sealScript } from './guest-seal.ts';
+import { tartExecStream, tartForwardPort, tartGetClipboard, tartSetClipboard } from './guest-streams.ts';
 import { pinnedInMemory } from './known-hosts.ts';
 import { vmDirWord, type Mac } from './mac.ts';
 import { FrameRecorder } from './recorder.ts';
@@ -55,6 +60,8 @@ const VM_KEY_FILE = 'sandbay-ssh-key';
 const VM_KEY_COMMENT = 'sandbay-vm-key';
 /** The tree scripts stop themselves sooner (atspi-tree.py at 4 s); System Events may be slower. */
 const WINDOWS_TIMEOUT_MS = 15_000;
+/** pbcopy/pbpaste (typing text with no key): a few ms each on an answering guest. */
+const CLIPBOARD_TIMEOUT_MS = 10_000;
 
 export class TartGuest implements Guest {
   readonly vm: RunningVm;
@@ -63,6 +70,7 @@ export class TartGuest implements Guest {
   readonly #hostKey: () => string | undefined;
   #vmKey: Promise<string> | undefined;
   #os: Promise<GuestOs> | undefined;
+  #session: Promise<GuestOs> | undefined;
   #files: Promise<VmFiles> | undefined;
   #lastActivity: Date | undefined;
   readonly #screen: ScreenInput;
@@ -86,10 +94,16 @@ export class TartGuest implements Guest {
       verifyHostKey: pin.verify,
       sock: () => mac.forward(vm.ip, 22),
     }));
-    this.#screen = new ScreenInput(async () => ({
-      stream: await mac.forward(vm.vnc.host, vm.vnc.port),
-      password: vm.vnc.password,
-    }));
+    this.#screen = new ScreenInput(
+      async () => ({
+        stream: await mac.forward(vm.vnc.host, vm.vnc.port),
+        password: vm.vnc.password,
+      }),
+      {
+        read: async () => (await this.#inSession('pbpaste', 'pbpaste')).stdout,
+        write: async (text) => void (await this.#inSession('pbcopy', 'pbcopy', Buffer.from(text))),
+      },
+    );
     this.recorder = new FrameRecorder(recordingsDir, () => this.#screen.frame());
   }
 
@@ -132,12 +146,30 @@ export class TartGuest implements Guest {
     if (opts.agent) {
       if (typeof command !== 'string' || command.trim() === '')
         throw new DriverError('invalid_argument', 'command is required');
-      command = (await this.#guestOs()).inSession(command);
+      command = (await this.#inGuiSession()).inSession(command);
     }
     return runCommand(this.#ssh, command, {
       env: {},
       ...(opts.timeoutMs !== undefined && { timeoutMs: opts.timeoutMs }),
     });
+  }
+
+  // Streaming exec, forwarded ports and the clipboard: guest-streams.ts.
+  execStream(command: string, opts: ExecStreamOptions = {}): Promise<ExecStream> {
+    this.#touch();
+    return tartExecStream(this.#ssh, command, opts);
+  }
+  forwardPort(port: number): Promise<Duplex> {
+    this.#touch();
+    return tartForwardPort(this.#ssh, port);
+  }
+  async getClipboard(prefer?: 'text' | 'image'): Promise<ClipboardContent> {
+    this.#touch();
+    return tartGetClipboard(this.#ssh, await this.#guestOs(), prefer);
+  }
+  async setClipboard(content: Exclude<ClipboardContent, { type: 'empty' }>): Promise<void> {
+    this.#touch();
+    return tartSetClipboard(this.#ssh, await this.#guestOs(), content);
   }
 
   async putFile(path: string, data: Buffer | Readable): Promise<void> {
@@ -167,6 +199,14 @@ export class TartGuest implements Guest {
 
   async lastActivity(): Promise<Date | undefined> {
     return this.#lastActivity;
+  }
+
+  /**
+   * A call outlived its deadline (hosts/guest-deadlines.ts): drops the guest's SSH connection and the
+   * RFB session, so whatever still waits on them fails at once; the next call opens fresh ones.
+   */
+  abandon(): void {
+    this.close();
   }
 
   close(): void {
@@ -272,6 +312,58 @@ export class TartGuest implements Guest {
     return key.privateKey;
   }
 
+  /** Seals a fresh clone (guest-seal.ts): the guest user's own password, no password SSH, a new host key. */
+  async seal(password: string): Promise<void> {
+    const os = await this.#guestOs();
+    const r = await this.#bounded('sealing', sealScript(os.name), Buffer.from(`${password}\n`), 60_000);
+    if (r.code !== 0) {
+      const line = r.stderr.trim().split('\n')[0] || `exit ${r.code}`;
+      throw new DriverError('command_failed', `sealing ${this.vm.name}: ${withTccHint(line)}`);
+    }
+  }
+
+  /**
+   * Asks the guest to power off (`sudo shutdown -h now`, the same on macOS and Linux guests);
+   * whether it took the request. The connection may drop before the command answers: that is the
+   * guest going down.
+   */
+  async requestShutdown(): Promise<boolean> {
+    try {
+      const r = await this.#bounded('shutdown', 'sudo -n shutdown -h now', undefined, 10_000);
+      return r.code === 0 || r.code === -1;
+    } catch (e) {
+      // No answer in time, or the connection gone: the guest may well be on its way down.
+      return e instanceof DriverError && (e.code === 'unreachable' || e.code === 'timeout');
+    }
+  }
+
+  /**
+   * The guest's system, once its GUI session is up (waited for once per boot, bounded): what runs in
+   * the session (agent exec, the window tree, the clipboard) right after a boot would otherwise
+   * fail while auto-login is still under way.
+   */
+  #inGuiSession(): Promise<GuestOs> {
+    this.#session ??= this.#guestOs()
+      .then(async (os) => {
+        const r = await this.#bounded(
+          'the GUI session',
+          os.sessionUp,
+          undefined,
+          (SESSION_WAIT_S + 10) * 1000,
+        );
+        if (r.code !== 0) {
+          const line = r.stderr.trim().split('\n')[0] || `exit ${r.code}`;
+          throw new DriverError('command_failed', `${this.vm.name}: ${withTccHint(line)}`);
+        }
+        return os;
+      })
+      .catch((e: unknown) => {
+        this.#session = undefined;
+        throw e;
+      });
+    return this.#session;
+  }
+
   /** The guest's system, asked once per boot. */
   #guestOs(): Promise<GuestOs> {
     this.#os ??= this.#ssh.run('uname -s', { deadlineMs: 10_000 }).then(
@@ -286,20 +378,38 @@ export class TartGuest implements Guest {
 
   async windows(): Promise<WindowNode[]> {
     this.#touch();
-    const os = await this.#guestOs();
-    return os.windows(async (command, stdin) => {
-      const r = await this.#ssh.run(command, {
-        ...(stdin && { stdin: Readable.from([stdin]) }),
-        deadlineMs: WINDOWS_TIMEOUT_MS,
-      });
-      if (r.deadlineHit) {
-        throw new DriverError(
-          'timeout',
-          `the window tree of ${this.vm.name}: no answer within ${WINDOWS_TIMEOUT_MS} ms`,
-        );
-      }
-      return { code: r.code, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+    const os = await this.#inGuiSession();
+    return os.windows((command, stdin) =>
+      this.#bounded('the window tree', command, stdin, WINDOWS_TIMEOUT_MS),
+    );
+  }
+
+  /** Runs a command line in the guest with a deadline (`timeout` past it); never rejects on its exit code. */
+  async #bounded(
+    what: string,
+    command: string,
+    stdin: Buffer | undefined,
+    deadlineMs: number,
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
+    const r = await this.#ssh.run(command, {
+      ...(stdin && { stdin: Readable.from([stdin]) }),
+      deadlineMs,
     });
+    if (r.deadlineHit) {
+      throw new DriverError('timeout', `${what} of ${this.vm.name}: no answer within ${deadlineMs} ms`);
+    }
+    return { code: r.code, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+  }
+
+  /** A macOS tool that must run in the GUI session (the pasteboard is the session's); fails on a non-zero exit. */
+  async #inSession(tool: string, command: string, stdin?: Buffer): Promise<{ stdout: string }> {
+    const os = await this.#inGuiSession();
+    const r = await this.#bounded(tool, os.inSession(command), stdin, CLIPBOARD_TIMEOUT_MS);
+    if (r.code !== 0) {
+      const line = r.stderr.trim().split('\n')[0] || `exit ${r.code}`;
+      throw new DriverError('command_failed', `${tool} in ${this.vm.name}: ${line}`, tool);
+    }
+    return r;
   }
 
   startRecording(name?: string): Promise<RecordingInfo> {

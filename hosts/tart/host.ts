@@ -1,6 +1,7 @@
 // One Mac's VMs through Tart's command line over SSH. The driver's own record of a VM lives in its
 // Tart directory (`sandbay-image`: the image it was cloned from; `sandbay-run.log`: what `tart run`
 // printed), so a control plane that restarts finds everything again with `tart list`/`tart get`.
+import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { IMAGES, MAC_PROFILES } from '../../crds/mac-models.ts';
 import {
@@ -15,6 +16,7 @@ import {
 import { shellQuote } from '../linux/ssh-client.ts';
 import { validateCreate, validateSize } from '../linux/vm-spec.ts';
 import { exportDelta, importDelta, PRISTINE_FILE } from './delta.ts';
+import { cloneForFork, pauseUnsupported } from './fork.ts';
 import { TartGuest, type RunningVm } from './guest.ts';
 import { tartLine, vmDirWord, type Mac } from './mac.ts';
 import { tartError, unexpectedOutput } from './tart-errors.ts';
@@ -29,9 +31,18 @@ export const DISPLAY = { width: 1280, height: 800 };
 const TART_MAJOR = 2;
 const IMAGE_NAMES: string[] = Object.values(IMAGES).map((i) => i.name);
 const RUN_LOG = 'sandbay-run.log';
+/** The guest user's password of this VM (guest-seal.ts), 0600 in the VM's dir; its presence: sealed. */
+const PASSWORD_FILE = 'sandbay-guest-password';
 const IMAGE_FILE = 'sandbay-image';
 /** How long `tart run` may take to print its VNC line, and the guest to get an address and answer. */
 export const BOOT_TIMEOUT_S = 60;
+/** How long a guest has to shut itself down before `tart stop` cuts its power. */
+export const SHUTDOWN_TIMEOUT_S = 60;
+/**
+ * The stopped copy of a running VM that a snapshot diffs (`tart clone`: APFS clonefile, instant)
+ * while the VM runs again. Never listed as a VM of sandbay's.
+ */
+export const SNAPSHOT_SUFFIX = '-sandbay-snapshot';
 
 export interface TartHostOptions {
   guestCredentials: () => { username: string; privateKey: string };
@@ -97,7 +108,7 @@ export class TartHost implements Host {
 
   async listVms(): Promise<VmInfo[]> {
     const entries = parseList(await this.#mac.tart(['list', '--format', 'json', '--source', 'local']));
-    const ours = entries.filter((e) => !IMAGE_NAMES.includes(e.Name));
+    const ours = entries.filter((e) => !IMAGE_NAMES.includes(e.Name) && !e.Name.endsWith(SNAPSHOT_SUFFIX));
     const infos = await Promise.all(ours.map((e) => this.#vmInfo(e.Name).catch(notFoundAsUndefined)));
     const vms = infos.filter((v): v is VmInfo => v !== undefined);
     for (const name of this.#running.keys()) {
@@ -146,10 +157,7 @@ export class TartHost implements Host {
       await this.#mac.tart(['ip', name, '--wait', String(this.#bootS)], (this.#bootS + 10) * 1000),
     );
     const vm: RunningVm = { name, ip, vnc, display: DISPLAY };
-    this.#running.set(
-      name,
-      new TartGuest(this.#mac, vm, this.#opts.guestCredentials, this.#opts.recordingsDir(name)),
-    );
+    this.#running.set(name, this.#guestOf(vm));
     return vm;
   }
 
@@ -162,13 +170,7 @@ export class TartHost implements Host {
     validateCreate(spec, this.#profile);
     await this.#discard(spec.name);
     await this.#mac.tart(['clone', spec.image, spec.name], 600_000);
-    await this.#mac.tart([
-      'set',
-      spec.name,
-      ...sizeArgs(spec),
-      '--display',
-      `${DISPLAY.width}x${DISPLAY.height}px`,
-    ]);
+    await this.#mac.tart(['set', spec.name, ...setArgs(spec)]);
     await this.#mac
       .sh(
         `printf '%s\\n' ${shellQuote(spec.image)} > ${vmDirWord(spec.name)}/${IMAGE_FILE} && ` +
@@ -199,7 +201,9 @@ export class TartHost implements Host {
     const script = [
       // From here on the disk is no longer the fresh clone a delta may be applied onto.
       `rm -f ${d}/${RUN_LOG} ${d}/${PRISTINE_FILE}`,
-      `nohup perl -MPOSIX -e 'POSIX::setsid(); exec @ARGV' ${tartLine(['run', name, '--no-graphics', '--vnc-experimental'])} > ${d}/${RUN_LOG} 2>&1 < /dev/null &`,
+      // --net-softnet: the VM may reach the Mac's gateway and the internet, no private address (no
+      // other VM); Softnet needs its SUID bit, set by the fleet's preparation (docs/mac.md).
+      `nohup perl -MPOSIX -e 'POSIX::setsid(); exec @ARGV' ${tartLine(['run', name, '--no-graphics', '--vnc-experimental', '--net-softnet'])} > ${d}/${RUN_LOG} 2>&1 < /dev/null &`,
       'pid=$!',
       `i=0; while [ $i -lt ${this.#bootS * 10} ]; do`,
       `  grep -q '^VNC server is running at ' ${d}/${RUN_LOG} && break`,
@@ -224,14 +228,16 @@ export class TartHost implements Host {
     const ip = parseIp(
       await this.#mac.tart(['ip', name, '--wait', String(this.#bootS)], (this.#bootS + 10) * 1000),
     );
-    const guest = new TartGuest(
-      this.#mac,
-      { name, ip, vnc, display: DISPLAY },
-      this.#opts.guestCredentials,
-      this.#opts.recordingsDir(name),
-    );
+    const running: RunningVm = { name, ip, vnc, display: DISPLAY };
+    let guest = this.#guestOf(running);
     try {
       await guest.waitReady(this.#bootS * 1000);
+      if (await this.#seal(name, guest)) {
+        // The guest has a new host key: a new connection pins it.
+        guest.close();
+        guest = this.#guestOf(running);
+        await guest.waitReady(this.#bootS * 1000);
+      }
     } catch (e) {
       guest.close();
       await this.#mac.tart(['stop', name, '-t', '5']).catch(() => {});
@@ -239,6 +245,25 @@ export class TartHost implements Host {
     }
     this.#running.set(name, guest);
     return { ...vm, state: 'running', ip };
+  }
+
+  #guestOf(vm: RunningVm): TartGuest {
+    return new TartGuest(this.#mac, vm, this.#opts.guestCredentials, this.#opts.recordingsDir(vm.name));
+  }
+
+  /**
+   * Seals the guest on the first boot of a fresh clone (guest-seal.ts); whether it did. Its password
+   * is kept on the Mac once the guest took it, and marks the VM sealed.
+   */
+  async #seal(name: string, guest: TartGuest): Promise<boolean> {
+    const file = `${vmDirWord(name)}/${PASSWORD_FILE}`;
+    const sealed = await this.#mac.sh(`test -s ${file}`);
+    if (sealed.code === 0) return false;
+    const password = randomBytes(18).toString('base64url');
+    await guest.seal(password);
+    const r = await this.#mac.sh(`umask 077 && printf '%s\\n' ${shellQuote(password)} > ${file}`);
+    if (r.code !== 0) throw tartError('keeping the guest password', r.code, r.stderr);
+    return true;
   }
 
   /** Running VMs never add up to more vCPU or memory than the Mac has (Tart itself does not check). */
@@ -277,24 +302,51 @@ export class TartHost implements Host {
     );
   }
 
+  /**
+   * The guest shuts itself down (`sudo shutdown -h now`) and the driver waits for `tart run` to exit;
+   * only a guest that does not within SHUTDOWN_TIMEOUT_S gets `tart stop`, which is a power cut
+   * (Virtualization.framework's `stop()`: whatever the guest had not written is lost).
+   */
   async stopVm(name: string): Promise<void> {
     await this.#require(name);
-    await this.#running.get(name)?.recorder.stopAll();
+    const guest = this.#running.get(name);
+    await guest?.recorder.stopAll();
+    const down = guest ? await this.#shutDown(name, guest) : false;
     this.#forget(name);
-    await this.#mac.tart(['stop', name, '-t', '30'], 60_000).catch(ignoreNotRunning);
+    if (!down) await this.#mac.tart(['stop', name, '-t', '30'], 60_000).catch(ignoreNotRunning);
+  }
+
+  /** Whether the guest shut down on its own within SHUTDOWN_TIMEOUT_S (false: it refused or hangs). */
+  async #shutDown(name: string, guest: TartGuest): Promise<boolean> {
+    if (!(await guest.requestShutdown())) return false;
+    const r = await this.#mac.sh(
+      [
+        `i=0; while [ $i -lt ${SHUTDOWN_TIMEOUT_S * 5} ]; do`,
+        `  out=$(${tartLine(['get', name, '--format', 'json'])}) || exit $?`,
+        `  case "$out" in *'"Running" : false'*) exit 0 ;; esac`,
+        '  sleep 0.2; i=$((i+1))',
+        'done',
+        'exit 124',
+      ].join('\n'),
+      (SHUTDOWN_TIMEOUT_S + 30) * 1000,
+    );
+    if (r.code === 0) return true;
+    if (r.code === 124) return false;
+    throw tartError('tart get', r.code, r.stderr, r.stdout);
   }
 
   async deleteVm(name: string): Promise<void> {
     await this.#discard(name);
   }
 
-  /** Stops and deletes the VM if it exists; nothing if it does not. */
+  /** Stops and deletes the VM (and a snapshot copy a crash left) if it exists; nothing if it does not. */
   async #discard(name: string): Promise<void> {
     await this.#running.get(name)?.recorder.stopAll();
     this.#forget(name);
     await rm(this.#opts.recordingsDir(name), { recursive: true, force: true });
     await this.#mac.tart(['stop', name, '-t', '10'], 60_000).catch(ignoreNotRunning).catch(ignoreNotFound);
     await this.#mac.tart(['delete', name]).catch(ignoreNotFound);
+    await this.#mac.tart(['delete', `${name}${SNAPSHOT_SUFFIX}`]).catch(ignoreNotFound);
   }
 
   async #require(name: string): Promise<VmInfo> {
@@ -304,22 +356,59 @@ export class TartHost implements Host {
   }
 
   /**
-   * The VM's disk delta against its image (delta.ts). A running VM's guest flushes its writes first
-   * (`sync`): the delta is then as of that instant, what a power cut would leave.
+   * The VM's disk delta against its image (delta.ts), as of one point in time. A running VM is shut
+   * down cleanly first (stopVm: its file system unmounted after its last write), its stopped disk
+   * copied (`tart clone`, copy-on-write) and the VM booted again at once; the delta is taken from the
+   * copy while the VM runs. A disk read while its guest writes would be no point in time at all
+   * (chunks from different moments, APFS metadata torn), and a guest's `sync` returns on macOS
+   * before the data is on disk. The VM's processes do not survive: the sandbox goes on after a boot.
    */
   async exportDelta(name: string, file: string): Promise<DeltaInfo> {
     const vm = await this.#require(name);
-    if (vm.state === 'running') {
-      const r = await this.guest(name).exec('sync', { timeoutMs: 60_000 });
-      if (r.return_code !== 0) {
-        throw new DriverError(
-          'command_failed',
-          `sync in ${name} before its delta: ${r.stderr.trim()}`,
-          'sync',
-        );
-      }
+    if (vm.state !== 'running') return exportDelta(this.#mac, name, vm.image, file);
+    const copy = `${name}${SNAPSHOT_SUFFIX}`;
+    await this.stopVm(name);
+    try {
+      await this.#mac.tart(['clone', name, copy], 600_000);
+      const restarted = this.startVm(name).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      const delta = await exportDelta(this.#mac, copy, vm.image, file).finally(() => restarted);
+      const failed = await restarted;
+      if (failed) throw failed;
+      return delta;
+    } finally {
+      await this.#mac.tart(['delete', copy]).catch(ignoreNotFound);
     }
-    return exportDelta(this.#mac, name, vm.image, file);
+  }
+
+  /** A running guest's writes reach its disk (`sync`): a copy is then what a power cut would leave. */
+  async #flush(name: string, before: string): Promise<void> {
+    const r = await this.guest(name).exec('sync', { timeoutMs: 60_000 });
+    if (r.return_code !== 0) {
+      throw new DriverError('command_failed', `sync in ${name} before ${before}: ${r.stderr.trim()}`, 'sync');
+    }
+  }
+
+  /** `tart clone` of the source, flushed first when it runs (fork.ts). */
+  async forkVm(source: string, spec: VmCreateSpec): Promise<VmInfo> {
+    validateCreate(spec, this.#profile);
+    const from = await this.#require(source);
+    if (from.image !== spec.image)
+      throw new DriverError('invalid_argument', `VM ${source} runs ${from.image}, not ${spec.image}`);
+    await this.#discard(spec.name);
+    if (from.state === 'running') await this.#flush(source, 'its fork');
+    await cloneForFork(this.#mac, source, spec, setArgs(spec), IMAGE_FILE);
+    return { name: spec.name, image: spec.image, cpu: spec.cpu, memoryGiB: spec.memoryGiB, state: 'stopped' };
+  }
+
+  pauseVm(): Promise<void> {
+    return Promise.reject(pauseUnsupported());
+  }
+
+  resumeVm(): Promise<void> {
+    return Promise.reject(pauseUnsupported());
   }
 
   async importDelta(name: string, file: string): Promise<void> {
@@ -347,6 +436,11 @@ export class TartHost implements Host {
 
 function sizeArgs(size: { cpu: number; memoryGiB: number }): string[] {
   return ['--cpu', String(size.cpu), '--memory', String(size.memoryGiB * 1024)];
+}
+
+/** A fresh VM's settings: its size and the display in pixels. */
+function setArgs(size: { cpu: number; memoryGiB: number }): string[] {
+  return [...sizeArgs(size), '--display', `${DISPLAY.width}x${DISPLAY.height}px`];
 }
 
 function ignoreNotRunning(e: unknown): void {

@@ -18,6 +18,14 @@ import { tartError } from './tart-errors.ts';
  */
 export const RECONNECT_BACKOFF = { initialMs: 500, maxMs: 30_000 };
 
+/**
+ * Every command on the Mac starts with Homebrew's dirs on PATH: an SSH command runs in a non-login
+ * shell whose PATH is `/usr/bin:/bin:/usr/sbin:/sbin` (no `.zprofile`, no `brew shellenv`), where
+ * `tart` (/opt/homebrew/bin on Apple silicon, /usr/local/bin on Intel) is not found (exit 127), and
+ * Tart looks up `softnet` on the same PATH for `--net-softnet`.
+ */
+export const MAC_PATH = 'PATH=/opt/homebrew/bin:/usr/local/bin:$PATH; export PATH\n';
+
 export interface ShellResult {
   code: number;
   stdout: string;
@@ -52,7 +60,7 @@ export class Mac {
    * with `unreachable` when the connection is lost under it and `timeout` past `deadlineMs`.
    */
   async sh(script: string, deadlineMs = 120_000): Promise<ShellResult> {
-    const r = await this.#ssh.run(script, { deadlineMs });
+    const r = await this.#ssh.run(MAC_PATH + script, { deadlineMs });
     if (r.deadlineHit) {
       throw new DriverError(
         'timeout',
@@ -81,7 +89,7 @@ export class Mac {
     deadlineMs = 1_500_000,
   ): Promise<{ code: number; stderr: string }> {
     return this.#ssh.open(
-      script,
+      MAC_PATH + script,
       (channel) =>
         new Promise<{ code: number; stderr: string }>((resolve, reject) => {
           const err = new OutputCapture();

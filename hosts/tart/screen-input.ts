@@ -2,13 +2,16 @@
 // through the Mac's SSH connection): no permission is needed inside the guest and it works at the
 // login window. Screenshots are encoded as the linux driver's are (a whole screen as PNG by the
 // session's strip encoder, png-strips.ts; anything else by sharp); pointer buttons and
-// wheel steps are RFB button-mask bits; keys are X keysyms (`cmd` is sent as the keysym the shared
-// keymap gives it, Super_L; which keysym macOS's server maps to Command is verified only on a Mac).
+// wheel steps are RFB button-mask bits; keys are the keysyms of the Mac keymap (mac-keys.ts: the
+// physical keys Tart's server presses, Shift explicit), and text with no key is pasted through the
+// guest's clipboard.
+import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import type { Duplex } from 'node:stream';
 import { DriverError, type MouseButton, type ScreenshotOptions, type ScrollDirection } from '../driver.ts';
 import { checkPoint, checkScrollAmount, checkTypeDelay } from '../input-checks.ts';
-import { chordFor, keysymsForText, parseHotkey, type Chord } from '../linux/keys.ts';
+import type { Chord } from '../linux/keys.ts';
+import { macChordFor, macParseHotkey, macTypePlan, PASTE_CHORD } from './mac-keys.ts';
 import { PNG_OPTIONS, StripPngEncoder, libvipsPng } from '../png-strips.ts';
 import { checkScreenshotOptions, isWholeScreenPng } from '../screenshot-options.ts';
 import { RfbClient, type CursorShape } from './rfb-client.ts';
@@ -17,9 +20,23 @@ import { RfbClient, type CursorShape } from './rfb-client.ts';
 const BUTTON: Partial<Record<MouseButton, number>> = { left: 1, middle: 2, right: 4 };
 const WHEEL: Record<ScrollDirection, number> = { up: 8, down: 16, left: 32, right: 64 };
 const DEFAULT_JPEG_QUALITY = 80;
+/**
+ * After Command-V, how long the guest has to read the clipboard before the next keys (or the old
+ * contents, restored) follow. Nothing tells the driver when an app has read the pasteboard: an app
+ * reads it while handling Command-V (AppKit: synchronously), so this covers the event's delivery
+ * and the app's turn to it. A paste that comes later than this gets the restored contents.
+ */
+export const PASTE_SETTLE_MS = 400;
+
+/** The guest's clipboard as text (pbpaste / pbcopy over SSH, guest.ts). */
+export interface GuestClipboard {
+  read(): Promise<string>;
+  write(text: string): Promise<void>;
+}
 
 export class ScreenInput {
   readonly #open: () => Promise<{ stream: Duplex; password: string }>;
+  readonly #clipboard: GuestClipboard;
   #session: Promise<RfbClient> | undefined;
   #pos = { x: 0, y: 0 };
   /** Buttons held down by button() (a move keeps them held, as RFB sends the whole mask each time). */
@@ -27,8 +44,9 @@ export class ScreenInput {
   /** Whole-screen PNGs: only the strips that changed since the last one are compressed. */
   readonly #png = new StripPngEncoder(libvipsPng);
 
-  constructor(open: () => Promise<{ stream: Duplex; password: string }>) {
+  constructor(open: () => Promise<{ stream: Duplex; password: string }>, clipboard: GuestClipboard) {
     this.#open = open;
+    this.#clipboard = clipboard;
   }
 
   /** The session, re-opened if the last one died (the Mac's connection dropped, the VM rebooted). */
@@ -136,46 +154,64 @@ export class ScreenInput {
     return { ...this.#pos };
   }
 
+  /**
+   * Types `text`: each character of the US keyboard as its keystroke (Shift held where needed), each
+   * run of other characters pasted (the clipboard set to it, Command-V), the clipboard's text
+   * restored at the end. A clipboard holding something other than text (an image) is not restored.
+   */
   async type(text: string, delayMs = 0): Promise<void> {
     if (typeof text !== 'string') throw new DriverError('invalid_argument', 'text must be a string');
-    const keysyms = keysymsForText(text);
-    checkTypeDelay(delayMs, keysyms.length);
+    const plan = macTypePlan(text);
+    checkTypeDelay(
+      delayMs,
+      plan.reduce((n, s) => n + ('keys' in s ? s.keys.length : 1), 0),
+    );
     const c = await this.#rfb();
-    for (const ks of keysyms) {
-      c.key(ks, true);
-      c.key(ks, false);
-      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+    const saved = plan.some((s) => 'paste' in s) ? await this.#clipboard.read() : undefined;
+    try {
+      let first = true;
+      for (const step of plan) {
+        for (const chord of 'keys' in step ? step.keys : [PASTE_CHORD]) {
+          if (!first && delayMs > 0) await sleep(delayMs);
+          first = false;
+          if ('paste' in step) await this.#clipboard.write(step.paste);
+          sendChord(c, chord);
+          if ('paste' in step) await sleep(PASTE_SETTLE_MS);
+        }
+      }
+    } finally {
+      if (saved !== undefined) await this.#clipboard.write(saved);
     }
   }
 
   async press(key: string, modifiers: string[] = []): Promise<void> {
-    await this.#chord(chordFor(key, modifiers));
+    sendChord(await this.#rfb(), macChordFor(key, modifiers));
   }
 
   async hotkey(keys: string): Promise<void> {
-    await this.#chord(parseHotkey(keys));
+    sendChord(await this.#rfb(), macParseHotkey(keys));
   }
 
   /** Holds (in order) or releases (in reverse) every key of `a+b+c`. */
   async keys(keys: string, down: boolean): Promise<void> {
-    const ch = parseHotkey(keys);
+    const ch = macParseHotkey(keys);
     const all = [...ch.held, ch.key];
     const c = await this.#rfb();
     for (const k of down ? all : all.reverse()) c.key(k, down);
-  }
-
-  async #chord(ch: Chord): Promise<void> {
-    const c = await this.#rfb();
-    for (const k of ch.held) c.key(k, true);
-    c.key(ch.key, true);
-    c.key(ch.key, false);
-    for (const k of [...ch.held].reverse()) c.key(k, false);
   }
 
   close(): void {
     void this.#session?.then((c) => c.close()).catch(() => {});
     this.#session = undefined;
   }
+}
+
+/** Holds the chord's keys in order, presses and releases its key, releases the held keys in reverse. */
+function sendChord(c: RfbClient, ch: Chord): void {
+  for (const k of ch.held) c.key(k, true);
+  c.key(ch.key, true);
+  c.key(ch.key, false);
+  for (const k of [...ch.held].reverse()) c.key(k, false);
 }
 
 /**

@@ -129,16 +129,26 @@ async function vettedAddress(url: URL, allow: net.BlockList): Promise<{ address:
   return found[0]!;
 }
 
-function get(url: URL, address: { address: string; family: number }, signal: AbortSignal) {
+/** A request to the checked address only (no second lookup), with `body` sent when given. */
+function send(
+  url: URL,
+  address: { address: string; family: number },
+  signal: AbortSignal,
+  init: { method: string; headers: Record<string, string>; body?: Buffer } = {
+    method: 'GET',
+    headers: { 'user-agent': 'sandbay-setup' },
+  },
+) {
   const pinned: LookupFunction = (_host, opts, cb) => {
     if ((opts as { all?: boolean }).all) cb(null, [address] as never);
     else cb(null, address.address, address.family);
   };
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<IncomingMessage>((resolve, reject) => {
-    const req = client.get(url, { lookup: pinned, signal, headers: { 'user-agent': 'sandbay-setup' } });
+    const req = client.request(url, { method: init.method, lookup: pinned, signal, headers: init.headers });
     req.once('response', resolve);
     req.once('error', reject);
+    req.end(init.body);
   });
 }
 
@@ -157,7 +167,7 @@ export async function fetchUrl(
   for (let hop = 0; ; hop++) {
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new FetchRefusedError(`${url.protocol} URLs are not fetched (http and https only)`);
-    const res = await get(url, await vettedAddress(url, allow), signal);
+    const res = await send(url, await vettedAddress(url, allow), signal);
     const status = res.statusCode ?? 0;
     if (status >= 300 && status < 400 && res.headers.location !== undefined) {
       res.resume();
@@ -185,4 +195,41 @@ export async function fetchUrl(
     res.once('error', (err) => limit.destroy(err));
     return { body: res.pipe(limit), ...(Number.isFinite(declared) && { bytes: declared }) };
   }
+}
+
+/** The most of an answer to a POST that is read (the rest is dropped). */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * POSTs JSON to `raw` under the same policy as a download (the address checked and pinned; no
+ * redirect followed: a 3xx is the answer). Answers the status and the first 64 KiB of the body.
+ * Throws FetchRefusedError for a refused URL and Error for a network failure or the signal.
+ */
+export async function postJson(
+  raw: string,
+  body: unknown,
+  headers: Record<string, string>,
+  policy: UrlFetchPolicy,
+  signal: AbortSignal,
+): Promise<{ status: number; text: string }> {
+  const url = new URL(raw);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new FetchRefusedError(`${url.protocol} URLs are not called (http and https only)`);
+  const payload = Buffer.from(JSON.stringify(body));
+  const res = await send(url, await vettedAddress(url, allowList(policy.allow)), signal, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': String(payload.length), ...headers },
+    body: payload,
+  });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res) {
+    if (size >= MAX_ANSWER_BYTES) continue;
+    chunks.push(chunk as Buffer);
+    size += (chunk as Buffer).length;
+  }
+  return {
+    status: res.statusCode ?? 0,
+    text: Buffer.concat(chunks).toString('utf8').slice(0, MAX_ANSWER_BYTES),
+  };
 }

@@ -47,6 +47,23 @@ describe('command expectations', () => {
     expect(unmetExpectation({ ...result, timed_out: true, return_code: 124 })).toBe('timed out');
   });
 
+  it('checks several texts that must all be there and texts that must not (OSWorld include/exclude)', () => {
+    const out = { ...result, stdout: 'spotify is /snap/bin/spotify\n', stderr: 'Error: x\n' };
+    expect(
+      unmetExpectation(out, { stdout_contains: ['spotify', '/snap'], stdout_excludes: ['not found'] }),
+    ).toBe(undefined);
+    expect(unmetExpectation(out, { stdout_contains: ['spotify', 'vlc'] })).toBe(
+      'stdout does not contain "vlc"',
+    );
+    expect(unmetExpectation(out, { stdout_excludes: ['not found', 'snap/bin'] })).toBe(
+      'stdout contains "snap/bin"',
+    );
+    expect(unmetExpectation(out, { stderr_excludes: ['error:'], ignore_case: true })).toBe(
+      'stderr contains "error:"',
+    );
+    expect(unmetExpectation(out, { stderr_contains: ['Error'], stderr_excludes: [] })).toBeUndefined();
+  });
+
   it('matches in linear time a pattern that makes backtracking engines take forever', () => {
     // (a+)+$ against 5,000 a's then a b: exponential for a backtracking engine, nothing for RE2.
     expect(patternMatches('^(a+)+$', `${'a'.repeat(5000)}b`)).toBe(false);

@@ -30,6 +30,27 @@ export function trimTrailingNewlines(s: string): string {
   return s.replace(/[\r\n]+$/, '');
 }
 
+/**
+ * What `text` lacks of `contains` (one string, or several that must all be there) or has of
+ * `excludes`, as a sentence about `what`; undefined when it has all and none. Messages quote at
+ * most 200 characters of the text looked for.
+ */
+export function unmetContent(
+  what: string,
+  text: string,
+  contains: string | readonly string[] | undefined,
+  excludes: readonly string[] | undefined,
+  ignoreCase: boolean | undefined,
+): string | undefined {
+  const folded = fold(text, ignoreCase);
+  const quote = (s: string) => JSON.stringify(s.slice(0, 200));
+  for (const s of contains === undefined ? [] : typeof contains === 'string' ? [contains] : contains)
+    if (!folded.includes(fold(s, ignoreCase))) return `${what} does not contain ${quote(s)}`;
+  for (const s of excludes ?? [])
+    if (folded.includes(fold(s, ignoreCase))) return `${what} contains ${quote(s)}`;
+  return undefined;
+}
+
 /** The first expectation of `expect` the result does not meet, as a sentence; undefined when all hold. */
 export function unmetExpectation(result: ExecResult, expect: CommandExpect = {}): string | undefined {
   const code = expect.exit_code === undefined ? 0 : expect.exit_code;
@@ -38,8 +59,8 @@ export function unmetExpectation(result: ExecResult, expect: CommandExpect = {})
     return `exited with ${result.return_code}, expected ${code}`;
   const ic = expect.ignore_case;
   const out = fold(result.stdout, ic);
-  if (expect.stdout_contains !== undefined && !out.includes(fold(expect.stdout_contains, ic)))
-    return `stdout does not contain ${JSON.stringify(expect.stdout_contains)}`;
+  const stdout = unmetContent('stdout', result.stdout, expect.stdout_contains, expect.stdout_excludes, ic);
+  if (stdout) return stdout;
   if (
     expect.stdout_equals !== undefined &&
     trimTrailingNewlines(out) !== trimTrailingNewlines(fold(expect.stdout_equals, ic))
@@ -47,12 +68,7 @@ export function unmetExpectation(result: ExecResult, expect: CommandExpect = {})
     return `stdout is not ${JSON.stringify(expect.stdout_equals)}`;
   if (expect.stdout_matches !== undefined && !patternMatches(expect.stdout_matches, result.stdout, ic))
     return `stdout does not match /${expect.stdout_matches}/`;
-  if (
-    expect.stderr_contains !== undefined &&
-    !fold(result.stderr, ic).includes(fold(expect.stderr_contains, ic))
-  )
-    return `stderr does not contain ${JSON.stringify(expect.stderr_contains)}`;
-  return undefined;
+  return unmetContent('stderr', result.stderr, expect.stderr_contains, expect.stderr_excludes, ic);
 }
 
 /** Whether one node (not its children) is what `match` describes. */

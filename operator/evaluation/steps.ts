@@ -204,7 +204,9 @@ async function command(env: EvaluationEnv, step: CommandStep, d: Deadline): Prom
     const interval = step.interval_ms ?? COMMAND_INTERVAL_MS;
     if (n >= attempts || d.left() <= interval || result.timed_out) {
       const tries = attempts > 1 ? ` (after ${n} attempt${n === 1 ? '' : 's'})` : '';
-      throw Object.assign(new StepFailure(`${unmet}${tries}${stderrPart(result.stderr)}`), { outcome });
+      const why = `${unmet}${tries}${stderrPart(result.stderr)}`;
+      if (step.continue_on_failure) return { ...outcome, message: `${why}; continued` };
+      throw Object.assign(new StepFailure(why), { outcome });
     }
     await delay(interval, undefined, { signal: d.signal }).catch(() => undefined);
   }

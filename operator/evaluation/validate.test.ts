@@ -41,6 +41,14 @@ describe('setup steps', () => {
         command: "open /Users/ec2-user/Desktop; osascript -e 'x'",
         expect: { exit_code: null },
       },
+      // …and retried three times until it exits 0, the setup going on either way.
+      {
+        type: 'command',
+        command: 'osascript -e x',
+        attempts: 3,
+        interval_ms: 0,
+        continue_on_failure: true,
+      },
       { type: 'sleep', seconds: 2.5 },
     ];
     expect(checkSetupSteps(steps)).toEqual(steps);
@@ -106,6 +114,28 @@ describe('graders', () => {
       ],
     };
     expect(checkGrader(grader)).toEqual(grader);
+  });
+
+  it('takes a wait before the checks and lists of texts to find or not (the importers write them)', () => {
+    const grader = {
+      combine: 'any',
+      delay_s: 30,
+      checks: [
+        {
+          type: 'command',
+          command: 'which spotify',
+          expect: { stdout_contains: ['spotify'], stdout_excludes: ['not found'] },
+        },
+        { type: 'file', path: 'report.txt', contains: ['CPU', '%idle'], excludes: [] },
+      ],
+    };
+    expect(checkGrader(grader)).toEqual(grader);
+    expect(refusal(() => checkGrader({ ...grader, delay_s: -1 })).message).toBe(
+      'delay_s must be a number of seconds from 0 to 3600',
+    );
+    expect(
+      refusal(() => checkGrader({ checks: [{ type: 'file', path: 'a', contains: [] }] })).message,
+    ).toMatch(/^check 0 \(file\): contains /);
   });
 
   it('names a check of an unknown type, and an unknown combination', () => {

@@ -11,6 +11,7 @@ import {
   GRADER_COMBINE,
   MAX_GRADER_CHECKS,
   MAX_SETUP_STEPS,
+  MAX_STEP_TIMEOUT_S,
   SETUP_STEP_SCHEMAS,
   type Grader,
   type GraderCheck,
@@ -175,7 +176,11 @@ export function checkGrader(grader: unknown): Grader {
   const fail = (message: string) => new EvaluationInputError('invalid_grader', message);
   if (!isObject(grader)) throw fail('a grader is an object `{combine?, checks: [...]}` (or a shell script)');
   for (const key of Object.keys(grader))
-    if (key !== 'combine' && key !== 'checks') throw fail(`unknown grader field \`${key}\``);
+    if (key !== 'combine' && key !== 'checks' && key !== 'delay_s')
+      throw fail(`unknown grader field \`${key}\``);
+  const delayS = grader.delay_s;
+  if (delayS !== undefined && (typeof delayS !== 'number' || !(delayS >= 0 && delayS <= MAX_STEP_TIMEOUT_S)))
+    throw fail(`delay_s must be a number of seconds from 0 to ${MAX_STEP_TIMEOUT_S}`);
   if (grader.combine !== undefined && !(GRADER_COMBINE as readonly unknown[]).includes(grader.combine))
     throw fail(`unknown combine ${JSON.stringify(grader.combine)} (known: ${GRADER_COMBINE.join(', ')})`);
   const checks = grader.checks;

@@ -1,6 +1,7 @@
 // Booting claimed VMs. A warm claim (the VM runs at the asked size on the asked image) only needs
 // marking occupied. Anything else is a cold boot: re-clone from the image (a restore: the snapshot's
-// base, then the delta applied), or stop and resize; then start, once the VMs running on the Mac
+// base, then the delta applied; a fork: the source's disk copied, fork.ts), or stop and resize; then
+// start, once the VMs running on the Mac
 // leave room (behavior rule 6: the pool stopped the warm VMs aside first). Failures are reported on
 // the VM's Booted condition with the code the sandbox fails with.
 import type { Snapshot, VM } from '../../crds/index.ts';
@@ -8,17 +9,10 @@ import { DriverError } from '../../hosts/driver.ts';
 import { findCondition, ConditionTypes, Reasons, type SandboxFailureCode } from '../conditions.ts';
 import type { OperatorContext } from '../context.ts';
 import { isUnreachable } from '../mini/hosts.ts';
+import { BootFailure } from './boot-failure.ts';
+import { forkDisk, forkSource } from './fork.ts';
 import type { HostView } from './host-view.ts';
 import { bootedCondition, vmPhase, writeVmStatus } from './vm-status.ts';
-
-/** A boot failure the sandbox reports (as opposed to an outage or a conflict, which retry). */
-class BootFailure extends Error {
-  readonly code: SandboxFailureCode;
-  constructor(code: SandboxFailureCode, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
 
 /**
  * A cold boot that waits for room on its Mac: the rest of the pool pass (stopping aside, re-cloning a
@@ -50,7 +44,8 @@ export async function bootClaimed(ctx: OperatorContext, vm: VM, view: HostView):
     onHost.cpu === size.cpu &&
     onHost.memoryGiB === size.memoryGiB &&
     onHost.image === vm.spec.image &&
-    !vm.spec.snapshot;
+    !vm.spec.snapshot &&
+    !vm.spec.fork;
   if (warm) {
     await markBooted(ctx, vm, onHost.ip ?? vm.status?.vmIp);
     return;
@@ -110,9 +105,12 @@ async function coldBoot(ctx: OperatorContext, vm: VM, view: HostView): Promise<v
   const size = { cpu: vm.spec.cpu, memoryGiB: vm.spec.memoryGiB };
   const onHost = view.get(name);
   const restore = vm.spec.snapshot !== undefined;
+  const source = vm.spec.fork !== undefined ? forkSource(ctx, vm) : undefined;
   const artifact = restore ? await snapshotArtifact(ctx, vm) : undefined;
   await guard('boot_failed', () => view.stop(name));
-  if (!onHost || onHost.image !== vm.spec.image || restore) {
+  if (source) {
+    await forkDisk(ctx, view, vm.spec.mini, { name, image: vm.spec.image, ...size }, source);
+  } else if (!onHost || onHost.image !== vm.spec.image || restore) {
     await guard('boot_failed', () => view.clone({ name, image: vm.spec.image, ...size }));
     if (artifact) await applyDelta(ctx, view, name, artifact);
   } else {
@@ -122,7 +120,8 @@ async function coldBoot(ctx: OperatorContext, vm: VM, view: HostView): Promise<v
     // The warm VMs beside it are stopped aside, or re-cloned, by this pass; the next one boots it.
     throw new WaitingForRoom(`VM ${name}: waiting for room to run ${size.cpu} vCPU / ${size.memoryGiB} GiB`);
   }
-  await guard(restore ? 'snapshot_startup_failed' : 'boot_failed', () => view.start(name));
+  const startup = restore ? 'snapshot_startup_failed' : source ? 'fork_failed' : 'boot_failed';
+  await guard(startup, () => view.start(name));
 }
 
 /** The snapshot a restore applies, checked complete and intact before it is pushed to the Mac. */

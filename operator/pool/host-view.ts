@@ -1,7 +1,7 @@
 // What the pool knows of one host during a reconcile: its VMs as `listVms()` reported them, kept
 // up to date as the reconcile starts, stops and deletes them, and the running total the invariant
 // of behavior rule 6 is checked against before every start.
-import type { Host, VmInfo } from '../../hosts/driver.ts';
+import type { Host, VmCreateSpec, VmInfo } from '../../hosts/driver.ts';
 
 export interface Size {
   cpu: number;
@@ -76,8 +76,15 @@ export class HostView {
     if (vm) this.#vms.set(name, { ...vm, ...size });
   }
 
-  async clone(spec: { name: string; image: string; cpu: number; memoryGiB: number }): Promise<VmInfo> {
+  async clone(spec: VmCreateSpec): Promise<VmInfo> {
     const info = await this.host.createVm(spec);
+    this.#vms.set(info.name, info);
+    return info;
+  }
+
+  /** `spec.name` made anew with `source`'s disk (a VM of this host; Host.forkVm). */
+  async fork(source: string, spec: VmCreateSpec): Promise<VmInfo> {
+    const info = await this.host.forkVm(source, spec);
     this.#vms.set(info.name, info);
     return info;
   }

@@ -9,9 +9,8 @@
 // `stepsDone` is absent until the setup script has succeeded and then counts the actions carried out.
 // A step is recorded after it ran, so a crash between the two repeats that one step (at least once).
 import { randomBytes } from 'node:crypto';
-import { API_VERSION, type Replay, type Sandbox, type Task } from '../../crds/index.ts';
+import type { Replay, Sandbox, Task } from '../../crds/index.ts';
 import { DriverError, type Guest } from '../../hosts/driver.ts';
-import { isStoreError } from '../../store/store.ts';
 import type { OperatorContext } from '../context.ts';
 import type { ReconcileFn } from '../runtime/index.ts';
 import { openAccountBlob } from '../evaluation/blob-source.ts';
@@ -27,9 +26,7 @@ import {
 } from '../evaluation/task-evaluation.ts';
 import { EvaluationInputError, checkSetupSteps, checkTaskGrader } from '../evaluation/validate.ts';
 import { StepError, performStep } from './actions.ts';
-
-/** The same label the API puts on sandboxes (their reservation), so listings filter alike. */
-const RESERVATION_LABEL = 'sandbay.io/reservation';
+import { createOwnedSandbox } from '../sandbox/owned.ts';
 
 type ReplayStatus = NonNullable<Replay['status']>;
 
@@ -55,7 +52,7 @@ export function replayReconciler(ctx: OperatorContext): ReconcileFn {
     if (!sandbox) {
       if (replay.status?.stepsDone !== undefined || phase === 'running')
         return fail(ctx, replay, `sandbox ${sandboxName} went away during the replay`);
-      await createSandbox(ctx, replay, sandboxName);
+      await createOwnedSandbox(ctx, replay, replay.spec.reservation, sandboxName);
       return;
     }
     if (!ownedBy(sandbox, replay))
@@ -131,36 +128,6 @@ async function run(ctx: OperatorContext, replay: Replay, task: Task, guest: Gues
     throw err;
   }
   await deleteSandbox(ctx, current);
-}
-
-async function createSandbox(ctx: OperatorContext, replay: Replay, name: string): Promise<void> {
-  const ns = replay.metadata.namespace!;
-  try {
-    await ctx.client.create<Sandbox>({
-      apiVersion: API_VERSION,
-      kind: 'Sandbox',
-      metadata: {
-        name,
-        namespace: ns,
-        labels: { [RESERVATION_LABEL]: replay.spec.reservation },
-        ownerReferences: [
-          {
-            apiVersion: API_VERSION,
-            kind: 'Replay',
-            name: replay.metadata.name,
-            uid: replay.metadata.uid!,
-            controller: true,
-          },
-        ],
-      },
-      // Not ephemeral: nobody sends API requests to it, and the idle reaper must not take it.
-      spec: { reservation: replay.spec.reservation, ephemeral: false },
-    });
-    ctx.enqueue.sandbox(`${ns}/${name}`);
-  } catch (err) {
-    if (isStoreError(err) && err.code === 'AlreadyExists') return;
-    throw err;
-  }
 }
 
 async function deleteSandbox(ctx: OperatorContext, replay: Replay): Promise<void> {

@@ -1,10 +1,12 @@
 // Placing a pending sandbox: the reservation must be active (a pool sandbox: its model priced and
-// its first hour paid); a restore needs its snapshot ready; then the scheduler (pure) chooses a VM
+// its first hour paid); a restore needs its snapshot ready, a fork its source running (its image is
+// the base, its Mac preferred); then the scheduler (pure) chooses a VM
 // on the reservation's Macs (a pool sandbox: the pool Macs of its model) and the claim is written as a
 // conditional update of `VM.spec.sandbox`: of two creates that chose the same VM, one wins and
 // the other reconciles again on fresh data.
 import { DEFAULT_MAC_MODEL, type Sandbox, type VM } from '../../crds/index.ts';
 import {
+  forkRequest,
   isScheduleFailure,
   scheduleRequest,
   snapshotRequest,
@@ -55,6 +57,13 @@ export async function place(
     if (base === 'not_ready') return wait;
     request.snapshot = base;
   }
+  if (sb.spec.forkOf !== undefined) {
+    const fork = forkOf(ctx, sb);
+    if (fork === 'not_running') {
+      return refuse('fork_source_unavailable', `sandbox ${sb.spec.forkOf} is not running: nothing to fork`);
+    }
+    Object.assign(request, { snapshot: fork.snapshot, near: fork.near });
+  }
 
   // Only Macs that enforce the sandbox's egress policy (API checks the same, crds/egress.ts).
   const asked = askedEgress(sb);
@@ -77,7 +86,7 @@ export async function place(
       if (!paid.ok) return refuse(paid.reason, paid.message);
     }
     const vm = ctx.informers.vms.get(choice.vm)!;
-    const { snapshot: _old, ...spec } = vm.spec;
+    const { snapshot: _old, fork: _oldFork, ...spec } = vm.spec;
     claimed = await ctx.client.update<VM>({
       ...vm,
       metadata: {
@@ -92,6 +101,7 @@ export async function place(
         image: choice.image,
         diskGiB: choice.diskGiB,
         ...(sb.spec.snapshot !== undefined && { snapshot: sb.spec.snapshot }),
+        ...(sb.spec.forkOf !== undefined && { fork: `${sb.metadata.namespace}/${sb.spec.forkOf}` }),
       },
     });
   } finally {
@@ -119,6 +129,14 @@ export async function place(
   if (!(await writeClaimStatus(ctx, sb, { ...placement, ...(egress && { egress }) }, vmIp)))
     ctx.enqueue.pool(choice.mini);
   return { placed: true };
+}
+
+/** What a fork asks of the scheduler, from its source as the caches show it now. */
+function forkOf(ctx: OperatorContext, sb: Sandbox): ScheduleRequest | 'not_running' {
+  const source = ctx.informers.sandboxes.get(`${sb.metadata.namespace}/${sb.spec.forkOf}`);
+  if (!source) return 'not_running';
+  const vm = source.status?.vm ? ctx.informers.vms.get(source.status.vm) : undefined;
+  return forkRequest(source, vm);
 }
 
 type Target = { minis: string[]; poolCents?: number } | { refused: PlaceOutcome };

@@ -1,5 +1,6 @@
 // The sandbox reconciler: places a pending sandbox (scheduler + conditional claim), follows its
-// VM's boot to `running` (or `failed` with the failure code), reaps idle ephemeral sandboxes, keeps
+// VM's boot to `running` (or `failed` with the failure code), pauses and resumes it as `spec.paused`
+// asks (pause.ts), reaps idle ephemeral sandboxes, keeps
 // a pool sandbox's hours paid and ends it at its end (pool-life.ts), and
 // on deletion releases the VM before letting the sandbox go (finalizer `sandbay.io/release-vm`).
 import type { Sandbox, VM } from '../../crds/index.ts';
@@ -8,6 +9,7 @@ import { Indexes, sandboxKeyOf, type OperatorContext } from '../context.ts';
 import type { ReconcileFn, ReconcileResult } from '../runtime/index.ts';
 import { ClaimsInFlight } from './claims.ts';
 import { BOOT_ANNOTATION, place } from './place.ts';
+import { settlePause } from './pause.ts';
 import { reapIfIdle } from './reaper.ts';
 import { ensureEgress } from './egress.ts';
 import { keepPoolSandbox } from './pool-life.ts';
@@ -94,7 +96,7 @@ async function follow(ctx: OperatorContext, sb: Sandbox, vm: VM): Promise<Reconc
     return;
   }
   const now = new Date(ctx.clock.now()).toISOString();
-  const running = await patchSandboxStatus(
+  const placed = await patchSandboxStatus(
     ctx,
     sb,
     booting ? 'booted' : undefined,
@@ -111,7 +113,7 @@ async function follow(ctx: OperatorContext, sb: Sandbox, vm: VM): Promise<Reconc
     },
     readyCondition('True', Reasons.Running),
   );
-  return reapIfIdle(ctx, running);
+  return reapIfIdle(ctx, await settlePause(ctx, placed, vm));
 }
 
 /**

@@ -16,7 +16,7 @@ export async function releaseVm(ctx: OperatorContext, sandbox: string, vm: VM): 
       status: { ...vm.status, sandbox, phase: phase === 'down' ? 'down' : 'occupied' },
     });
   }
-  const { sandbox: _claim, snapshot: _snapshot, ...spec } = current.spec;
+  const { sandbox: _claim, snapshot: _snapshot, fork: _fork, ...spec } = current.spec;
   const { [BOOT_ANNOTATION]: _boot, ...annotations } = current.metadata.annotations ?? {};
   await ctx.client.update<VM>({ ...current, metadata: { ...current.metadata, annotations }, spec });
   ctx.enqueue.pool(vm.spec.mini);

@@ -1,6 +1,7 @@
 // Sandbox lifecycle transitions: the spec's table (running → destroyed on delete or idle timeout,
 // running → completing at end_at, a reservation's or a pool sandbox's own; completing → gone) plus
-// the states it leaves "not shown": pending (written, not yet placed), booting (a cold boot or a restore), failed (reason = code).
+// the states it leaves "not shown": pending (written, not yet placed), booting (a cold boot, a restore
+// or a fork), paused (its VM frozen, as `spec.paused` asks), failed (reason = code).
 import type { SandboxPhase } from '../../crds/index.ts';
 import { stateMachine } from '../runtime/fsm.ts';
 
@@ -26,6 +27,10 @@ export const SANDBOX_EVENTS = [
   'deleted',
   /** Ephemeral and idle for about 2 minutes. */
   'idleTimeout',
+  /** `spec.paused` and the VM is frozen. */
+  'pause',
+  /** `spec.paused` cleared and the VM runs again. */
+  'resume',
 ] as const;
 export type SandboxEvent = (typeof SANDBOX_EVENTS)[number];
 
@@ -33,6 +38,7 @@ export const SANDBOX_STATES: readonly SandboxState[] = [
   'pending',
   'booting',
   'running',
+  'paused',
   'completing',
   'failed',
   'gone',
@@ -63,6 +69,15 @@ export const sandboxMachine = stateMachine<SandboxState, SandboxEvent>(
       poolEnded: 'completing',
       deleted: 'gone',
       idleTimeout: 'gone',
+      pause: 'paused',
+    },
+    // Paused: not idle (the reaper skips it), still holding its place and its pool hours.
+    paused: {
+      resume: 'running',
+      fail: 'failed',
+      reservationEnded: 'completing',
+      poolEnded: 'completing',
+      deleted: 'gone',
     },
     completing: { deleted: 'gone' },
     failed: { reservationEnded: 'completing', deleted: 'gone' },

@@ -4,7 +4,17 @@ export { schedule, sizeFailure } from './schedule.ts';
 export { poolPlan } from './pool-plan.ts';
 export { scheduleShortlisted } from './shortlist.ts';
 export type { PoolPlan, PoolPlanOptions, CloneAction, CloneReason, DesiredVm } from './pool-plan.ts';
-export { holdsPlace, miniView, sandboxUse, scheduleOn, scheduleRequest, snapshotRequest } from './inputs.ts';
+export { scheduleMany } from './schedule-many.ts';
+export {
+  forkRequest,
+  holdsPlace,
+  miniView,
+  sandboxUse,
+  scheduleManyOn,
+  scheduleOn,
+  scheduleRequest,
+  snapshotRequest,
+} from './inputs.ts';
 export { isScheduleFailure } from './types.ts';
 export type {
   MiniView,

@@ -12,7 +12,16 @@ import {
   type VM,
 } from '../../crds/index.ts';
 import { schedule } from './schedule.ts';
-import type { MiniView, SandboxUse, ScheduleRequest, ScheduleResult } from './types.ts';
+import { scheduleMany } from './schedule-many.ts';
+import type {
+  MiniView,
+  SandboxUse,
+  ScheduleChoice,
+  ScheduleFailure,
+  ScheduleInput,
+  ScheduleRequest,
+  ScheduleResult,
+} from './types.ts';
 
 /** The scheduler's request for a sandbox's size and pin (fields it omits: the scheduler's defaults). */
 export function scheduleRequest(
@@ -42,12 +51,29 @@ export function snapshotRequest(
 }
 
 /**
- * A sandbox that holds its place on a Mac: booting or running, not being deleted. A failed one has
- * released its VM; one being deleted still counts through its claimed VM until released.
+ * What a fork asks (POST …/fork): the source's size, its image as the base the copied disk needs,
+ * and the source's Mac preferred (the disk is copied there, not moved). `not_running` when the
+ * source has no running VM to copy.
+ */
+export function forkRequest(source: Sandbox, sourceVm: VM | undefined): ScheduleRequest | 'not_running' {
+  const { phase, mini, cpu, memoryGiB } = source.status ?? {};
+  if (source.metadata.deletionTimestamp || phase !== 'running' || !sourceVm || mini === undefined)
+    return 'not_running';
+  return {
+    cpu: cpu ?? sourceVm.spec.cpu,
+    memoryGiB: memoryGiB ?? sourceVm.spec.memoryGiB,
+    snapshot: { baseImage: sourceVm.spec.image, diskGiB: sourceVm.spec.diskGiB },
+    near: mini,
+  };
+}
+
+/**
+ * A sandbox that holds its place on a Mac: booting, running or paused, not being deleted. A failed
+ * one has released its VM; one being deleted still counts through its claimed VM until released.
  */
 export function holdsPlace(sb: Sandbox): boolean {
   const phase = sb.status?.phase;
-  return !sb.metadata.deletionTimestamp && (phase === 'booting' || phase === 'running');
+  return !sb.metadata.deletionTimestamp && (phase === 'booting' || phase === 'running' || phase === 'paused');
 }
 
 /**
@@ -61,18 +87,39 @@ export function scheduleOn(
   request: ScheduleRequest,
   exclude?: string,
 ): ScheduleResult {
+  return schedule(inputOn(minis, vms, sandboxes, request, exclude));
+}
+
+/** `count` sandboxes of one request over these Macs (a fork into N): all placed, or the refusal. */
+export function scheduleManyOn(
+  minis: readonly Mini[],
+  vms: readonly VM[],
+  sandboxes: readonly Sandbox[],
+  request: ScheduleRequest,
+  count: number,
+): ScheduleChoice[] | ScheduleFailure {
+  return scheduleMany(inputOn(minis, vms, sandboxes, request), count);
+}
+
+function inputOn(
+  minis: readonly Mini[],
+  vms: readonly VM[],
+  sandboxes: readonly Sandbox[],
+  request: ScheduleRequest,
+  exclude?: string,
+): ScheduleInput {
   const names = new Set(minis.map((m) => m.metadata.name));
   const uses = sandboxes.flatMap((s): SandboxUse[] => {
     if (!holdsPlace(s) || `${s.metadata.namespace ?? ''}/${s.metadata.name}` === exclude) return [];
     const use = sandboxUse(s);
     return use && names.has(use.mini) ? [use] : [];
   });
-  return schedule({
+  return {
     minis: minis.map(miniView),
     vms: vms.filter((vm) => names.has(vm.spec.mini)),
     sandboxes: uses,
     request,
-  });
+  };
 }
 
 /** A Mini as the scheduler sees it: layout and warm profile in force (model defaults until set). */

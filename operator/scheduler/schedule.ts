@@ -57,6 +57,8 @@ const ERROR_RANK: Record<Refusal, number> = {
 interface Candidate extends ScheduleChoice {
   slot: number;
   sandboxesOnMac: number;
+  /** On the Mac the request prefers (`near`). */
+  near: boolean;
 }
 
 type Verdict =
@@ -237,6 +239,7 @@ function candidateOn(
     stopAside: stopAside(mini, vm, vms, minus(minus(macCapacity(mini), load.used), size)),
     slot: vm.spec.slot,
     sandboxesOnMac: load.sandboxes,
+    near: request.near === mini.name,
   };
 }
 
@@ -253,13 +256,15 @@ function stopAside(mini: MiniView, chosen: VM, vms: VM[], room: Size): string[] 
 // ---- choosing ----
 
 /**
- * Tie-breaks, in order: warm before cold; the Mac with fewer sandboxes (spread); a stopped-aside VM
+ * Tie-breaks, in order: warm before cold; the Mac the request prefers (a fork's source Mac: its disk
+ * is copied there without being moved); the Mac with fewer sandboxes (spread); a stopped-aside VM
  * before a running one (it boots next, and the warm one stays warm); no re-clone, no resize; fewer
  * warm VMs stopped aside; then Mac name, slot and VM name, so the choice is deterministic.
  */
 function byPreference(a: Candidate, b: Candidate): number {
   return (
     rank(a.boot === 'cold') - rank(b.boot === 'cold') ||
+    rank(!a.near) - rank(!b.near) ||
     a.sandboxesOnMac - b.sandboxesOnMac ||
     rank(!a.fromStopped) - rank(!b.fromStopped) ||
     rank(a.reclone) - rank(b.reclone) ||
@@ -276,7 +281,7 @@ function rank(flag: boolean): number {
 }
 
 function choiceOf(c: Candidate): ScheduleChoice {
-  const { slot: _slot, sandboxesOnMac: _count, ...choice } = c;
+  const { slot: _slot, sandboxesOnMac: _count, near: _near, ...choice } = c;
   return choice;
 }
 

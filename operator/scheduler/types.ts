@@ -40,8 +40,16 @@ export interface ScheduleRequest {
   memoryGiB?: number;
   /** Must equal the image's disk size when given. */
   diskGiB?: number;
-  /** Restore: the base image recorded in the snapshot, and its disk size. */
+  /**
+   * Restore: the base image recorded in the snapshot, and its disk size. A fork asks the same: the
+   * image its source runs on (its disk is copied onto that image).
+   */
   snapshot?: { baseImage: string; diskGiB: number };
+  /**
+   * A Mac to prefer over the others once warm before cold is decided (a fork: the source's Mac,
+   * where its disk is copied without being moved). Only a preference, never a refusal.
+   */
+  near?: string;
   /**
    * A pin (the create's `host`): only this Mac, named by its Mini name or its address, may take
    * the sandbox; a pin that names none of the Macs given is `host_not_reserved`.

@@ -37,8 +37,10 @@ async function capture(ctx: OperatorContext, snap: Snapshot): Promise<void> {
     return fail(ctx, snap, 'source_not_found', `sandbox ${snap.spec.sourceSandbox} is not running`);
   }
   const vm = source.status?.vm ? ctx.informers.vms.get(source.status.vm) : undefined;
-  // Not booted yet (or its VM not yet marked occupied): the VM's next change brings us back.
-  if (sourcePhase !== 'running' || !vm || vm.status?.sandbox !== sourceKey) return;
+  // Not booted yet (or its VM not yet marked occupied): the VM's next change brings us back. A
+  // source paused since the capture was asked is captured as it is (its driver keeps it paused).
+  const placed = sourcePhase === 'running' || sourcePhase === 'paused';
+  if (!placed || !vm || vm.status?.sandbox !== sourceKey) return;
   const mini = ctx.informers.minis.get(vm.spec.mini);
   if (!mini)
     return fail(ctx, snap, 'source_not_found', `the Mac of sandbox ${snap.spec.sourceSandbox} is gone`);

@@ -2,7 +2,7 @@
 // what the control plane does with its VM: a FIFO where the driver once read the X cookie (a thread
 // of the server's pool held forever), a symlink loop, a file that grows forever, its own sshd
 // session stopped (a server that accepts and never answers), its X server grabbed (an X server that
-// stops answering). Every probe runs as the tenant would, through the API's `exec` of its own
+// stops answering), an exec stream left open while its sshd session stops. Every probe runs as the tenant would, through the API's `exec` of its own
 // sandbox, against `sandbay server` in its own process on real desktops, with a second tenant's
 // sandbox beside it. Each time: the hostile sandbox's call answers within its deadline (a result, or
 // a JSON error), the neighbour's calls answer while the hostile call is still held, and at the end
@@ -12,6 +12,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { startServerProcess, stopServerProcess, type ServerProcess } from '../support/server-process.ts';
 import {
   FIFO_AT_COOKIE,
@@ -28,6 +29,8 @@ import { waitFor } from '../support/wait.ts';
 const BIN = join(import.meta.dirname, '..', '..', 'cli', 'bin.ts');
 /** What the API promises for a screenshot (an X request's bound) and an exec's open, with room for a loaded machine. */
 const SCREEN_DEADLINE_MS = 30_000;
+/** Three keepalives 15 s apart unanswered (hosts/linux/ssh-client.ts), with room for a loaded machine. */
+const SSH_KEEPALIVE_BOUND_MS = 90_000;
 let dir: string;
 let server: ServerProcess;
 let key: string;
@@ -189,6 +192,40 @@ it('ends a call on a VM whose sshd session stopped answering with 504, and recov
   const again = await exec(hostile, 'echo back');
   expect(again.json).toMatchObject({ stdout: 'back\n' });
 });
+
+it('ends an idle exec stream on a VM whose sshd session stopped within a minute (the SSH keepalive), while the neighbour works', async () => {
+  // An exec stream may idle for hours, so no deadline bounds it: the pooled connection's keepalive
+  // does (15 s, three missed). No other call on the hostile VM meanwhile: its deadline would drop
+  // the connection first and hide what the keepalive does.
+  const ws = new WebSocket(
+    `${server.url.replace('http', 'ws')}/v1/sandboxes/${hostile}/exec/stream?command=${encodeURIComponent(
+      'echo open; nohup sh -c \'sleep 3; pkill -STOP -u "$(id -u)" -x sshd\' >/dev/null 2>&1 & sleep 3600',
+    )}`,
+    ['v5.channel.k8s.io'],
+    { headers: { authorization: `Bearer ${key}` } },
+  );
+  let out = '';
+  let status = '';
+  ws.on('message', (m: Buffer) => {
+    if (m[0] === 1) out += m.subarray(1).toString();
+    if (m[0] === 3) status = m.subarray(1).toString();
+  });
+  const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+  await waitFor(async () => out === 'open\n', 'the stream open', 30_000);
+  const sshd = () => hostileProcesses().filter((l) => / sshd: /.test(l));
+  await waitFor(
+    () => sshd().length > 0 && sshd().every((l) => l.startsWith('T')),
+    'its sshd sessions stopped',
+    30_000,
+  );
+  const stoppedAt = performance.now();
+  await neighbourWorks();
+  expect(await closed).toBe(1011);
+  expect(performance.now() - stoppedAt).toBeLessThan(SSH_KEEPALIVE_BOUND_MS);
+  expect(JSON.parse(status)).toMatchObject({ status: 'Failure', reason: 'InternalError' });
+  const again = await exec(hostile, 'echo back');
+  expect(again.json).toMatchObject({ stdout: 'back\n' });
+}, 180_000);
 
 it('ends a screenshot of a VM whose X server stops answering (a grab) within its deadline', async () => {
   const grab = await exec(hostile, GRAB_X);

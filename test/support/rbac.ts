@@ -31,6 +31,11 @@ export const NOT_EXERCISED: Record<string, string> = {
   'operator * sandbay.io/snapshots*': 'the snapshot reconciler (operator/snapshot)',
   'operator * sandbay.io/replays*': 'the replay reconciler (operator/replay)',
   'operator * sandbay.io/tasks*': 'the replay reconciler writes task results (operator/replay)',
+  'operator * sandbay.io/evaluation*':
+    'evaluation runs and their attempts (operator/evaluation/run), past the informers',
+  'operator create sandbay.io/apikeys':
+    "an evaluation attempt's agent key (operator/evaluation/run/agent.ts)",
+  'operator delete sandbay.io/apikeys': 'the agent key goes when its attempt is graded or ends',
   'operator get sandbay.io/blobs':
     'a setup step or replay that downloads an uploaded blob (operator/evaluation/blob-source.ts)',
   'operator create sandbay.io/sandboxes': 'a replay runs in a fresh sandbox (operator/replay)',

@@ -350,6 +350,39 @@ class LiveSandbay(unittest.TestCase):
         with self.assertRaises(SandbayError):
             a.info()
 
+    def test_16a_fork_and_pause(self) -> None:
+        c, sb = self.client, self.sb
+        sb.upload_bytes("before the fork", "fork.txt")
+        wait_for_warm_vm(c)
+        forks = sb.fork(1)
+        self.assertEqual(len(forks), 1)
+        fork = forks[0]
+        assert fork.created is not None
+        self.assertEqual((fork.created["fork_of"], fork.created["boot"]), (sb.id, "cold"))
+        self.assertEqual(fork.info()["state"], "running")
+        self.assertEqual(fork.download_bytes("fork.txt"), b"before the fork")
+        self.assertEqual(fork.exec("echo from the fork")["stdout"], "from the fork\n")
+        # The local Mac runs two sandboxes: a second fork does not fit, and none is made.
+        with self.assertRaises(SandbayError) as full:
+            sb.fork(1)
+        self.assertEqual((full.exception.status, full.exception.code), (409, "sandbox_limit_reached"))
+        fork.delete()
+
+        paused = sb.pause()
+        self.assertEqual(paused["state"], "paused")
+        self.assertIsNotNone(paused["paused_at"])
+        with self.assertRaises(SandbayError) as refused:
+            sb.exec("true")
+        self.assertEqual((refused.exception.status, refused.exception.code), (409, "sandbox_paused"))
+        with self.assertRaises(SandbayError) as again:
+            sb.pause()
+        self.assertEqual(again.exception.code, "sandbox_paused")
+        self.assertEqual(sb.resume()["state"], "running")
+        self.assertEqual(sb.exec("echo awake")["stdout"], "awake\n")
+        with self.assertRaises(SandbayError) as running:
+            sb.resume()
+        self.assertEqual(running.exception.code, "sandbox_not_paused")
+
     @unittest.skipUnless(TASK, "SANDBAY_TEST_TASK names a seeded task")
     def test_17_tasks(self) -> None:
         t = self.client.tasks

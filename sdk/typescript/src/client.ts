@@ -5,6 +5,7 @@ import { readEvents } from './events.ts';
 import { newIdempotencyKey, Transport } from './http.ts';
 import { Sandbox } from './sandbox.ts';
 import { Tasks } from './tasks.ts';
+import { EvaluationRuns } from './evaluation-runs.ts';
 import type {
   Account,
   AccountKey,
@@ -75,6 +76,7 @@ const RESTORE_TIMEOUT_MS = 26 * 60_000;
 
 export class Client {
   readonly tasks: Tasks;
+  readonly evaluationRuns: EvaluationRuns;
   readonly #t: Transport;
 
   constructor(o: ClientOptions = {}) {
@@ -88,6 +90,7 @@ export class Client {
       fetch: o.fetch ?? globalThis.fetch.bind(globalThis),
     });
     this.tasks = new Tasks(this.#t);
+    this.evaluationRuns = new EvaluationRuns(this.#t);
   }
 
   get baseUrl(): string {

@@ -1,6 +1,8 @@
 // A sandbox handle: the spec's per-sandbox surface (`sandbox.mouse.click`, `sandbox.exec`, …) over
 // one Transport. `await using sb = await client.create()` deletes an ephemeral sandbox at scope exit.
+import { ClipboardGroup } from './clipboard.ts';
 import { Accessibility, Display, Keyboard, Mouse, Recordings, Screenshot } from './controls.ts';
+import { ExecStream, type ExecStreamOptions, type ExecStreamResult } from './exec-stream.ts';
 import { SandbayError } from './errors.ts';
 import { newIdempotencyKey, type Transport } from './http.ts';
 import {
@@ -21,6 +23,7 @@ import type {
   ActResult,
   ExecResult,
   EgressPolicy,
+  ForkResult,
   GradeResult,
   Grader,
   Keepalive,
@@ -41,6 +44,10 @@ export const DEFAULT_KEEPALIVE_MS = 30_000;
 const STREAM_UPLOAD_ABOVE = 64 << 20;
 /** A snapshot may take 25 minutes (spec: capture deadline). */
 const SNAPSHOT_TIMEOUT_MS = 26 * 60_000;
+/** A fork waits up to 10 minutes for its sandboxes to run (the create deadline). */
+const FORK_TIMEOUT_MS = 11 * 60_000;
+/** A pause or resume answers within a minute. */
+const PAUSE_TIMEOUT_MS = 70_000;
 /** The API's default deadline of a setup or a grading, in seconds. */
 const DEFAULT_EVALUATION_TIMEOUT_S = 600;
 
@@ -67,6 +74,7 @@ export class Sandbox implements AsyncDisposable {
   readonly display: Display;
   readonly accessibility: Accessibility;
   readonly recording: Recordings;
+  readonly clipboard: ClipboardGroup;
   readonly #t: Transport;
   readonly #base: string;
   #keepalive: ReturnType<typeof setInterval> | undefined;
@@ -82,6 +90,7 @@ export class Sandbox implements AsyncDisposable {
     this.display = new Display(t, this.#base);
     this.accessibility = new Accessibility(t, this.#base);
     this.recording = new Recordings(t, this.#base);
+    this.clipboard = new ClipboardGroup(t, this.#base);
   }
 
   /** The sandbox's current info (state, last activity, a fresh viewer link). */
@@ -99,6 +108,31 @@ export class Sandbox implements AsyncDisposable {
   /** A command under the in-VM control agent's session (what accessibility APIs need). */
   execAx(command: string, o: { timeout?: number } = {}): Promise<ExecResult> {
     return this.#exec(command, o.timeout ?? DEFAULT_EXEC_TIMEOUT_S, true);
+  }
+
+  /**
+   * Starts a command whose output streams as it is written (`onStdout`/`onStderr`, or `for await`
+   * over the handle), with stdin, a pty and resize: resolves with the handle once it runs, which
+   * `wait()`s for the exit code. Not awaiting `wait()` leaves it running in the background until it
+   * exits or `kill()` hangs it up.
+   */
+  execStream(command: string, o: ExecStreamOptions = {}): Promise<ExecStream> {
+    return ExecStream.open(this.#t, `${this.#base}/exec/stream`, command, o);
+  }
+
+  /** `execStream` run to its end: the callbacks see the output as it comes; resolves with all of it. */
+  async execStreamed(command: string, o: ExecStreamOptions = {}): Promise<ExecStreamResult> {
+    return (await this.execStream(command, o)).wait();
+  }
+
+  /**
+   * The URL of a port of the sandbox (HTTP and WebSocket to 127.0.0.1:`port` inside it), carrying a
+   * fresh viewer token: opens in a browser as is (E2B's `getHost`). `path` is appended.
+   */
+  async portUrl(port: number, o: { path?: string } = {}): Promise<string> {
+    const token = await this.#t.json<ViewerToken>('POST', `${this.#base}/viewer-token`);
+    const path = (o.path ?? '/').replace(/^\/?/, '/');
+    return `${this.#t.baseUrl}${this.#base}/ports/${port}${path}${path.includes('?') ? '&' : '?'}sandbay_token=${encodeURIComponent(token.token)}`;
   }
 
   /** A command through a real SSH session over the SSH WebSocket (needs the `ssh2` package). */
@@ -261,6 +295,38 @@ export class Sandbox implements AsyncDisposable {
   /** This sandbox's snapshots, oldest first. */
   snapshots(): Promise<Snapshot[]> {
     return this.#t.json('GET', `${this.#base}/snapshots`);
+  }
+
+  // ---- fork, pause ----
+
+  /**
+   * `count` new sandboxes started from a copy of this one's disk, all running (all fit, or none is
+   * made). Retried safely with one Idempotency-Key. The answer's `sandboxes` hold their create
+   * responses; `forks` the handles.
+   */
+  async fork(count = 1, o: { idempotencyKey?: string } = {}): Promise<ForkResult & { forks: Sandbox[] }> {
+    const result = await this.#t.json<ForkResult>('POST', `${this.#base}/fork`, {
+      json: { count },
+      idempotencyKey: o.idempotencyKey ?? newIdempotencyKey(),
+      timeoutMs: FORK_TIMEOUT_MS,
+    });
+    return { ...result, forks: result.sandboxes.map((s) => new Sandbox(this.#t, s.sandbox_id, s.ephemeral)) };
+  }
+
+  /** Freezes the sandbox where it is (memory kept, no CPU used); every other call answers 409 until resume(). */
+  pause(): Promise<SandboxInfo> {
+    return this.#t.json('POST', `${this.#base}/pause`, {
+      idempotencyKey: newIdempotencyKey(),
+      timeoutMs: PAUSE_TIMEOUT_MS,
+    });
+  }
+
+  /** Lets a paused sandbox run on from where it was. */
+  resume(): Promise<SandboxInfo> {
+    return this.#t.json('POST', `${this.#base}/resume`, {
+      idempotencyKey: newIdempotencyKey(),
+      timeoutMs: PAUSE_TIMEOUT_MS,
+    });
   }
 
   // ---- setup and grading (docs/evaluation.md) ----

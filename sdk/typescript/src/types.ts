@@ -27,6 +27,7 @@ export type SandboxCreateRequest = RequestOf<'/v1/sandboxes', 'post'>;
 export type SandboxCreated = Answer<'/v1/sandboxes', 'post', 201>;
 export type SandboxInfo = Answer<'/v1/sandboxes/{sandboxID}', 'get'>;
 export type Keepalive = Answer<'/v1/sandboxes/{sandboxID}/keepalive', 'post'>;
+export type ForkResult = Answer<'/v1/sandboxes/{sandboxID}/fork', 'post', 201>;
 export type ViewerToken = Answer<'/v1/sandboxes/{sandboxID}/viewer-token', 'post'>;
 export type SshCredentials = Answer<'/v1/sandboxes/{sandboxID}/ssh/credentials', 'get'>;
 /** The egress policy in force, and what the sandbox's Mac enforces. */
@@ -57,6 +58,8 @@ export type AnthropicComputerResult = Extract<ActAnswer, { content: unknown[] }>
 export type OpenAIComputerAction = Extract<ActBody, { type: string; action?: never }>;
 export type OpenAIComputerResult = Extract<ActAnswer, { type: 'computer_screenshot' }>;
 export type Recording = Answer<'/v1/sandboxes/{sandboxID}/recordings/{recordingID}', 'get'>;
+/** The clipboard as the API answers it (an image's data in base64). */
+export type ClipboardContent = Answer<'/v1/sandboxes/{sandboxID}/clipboard', 'get'>;
 
 export type Snapshot = Answer<'/v1/snapshots/{version}', 'get'>;
 
@@ -67,6 +70,9 @@ export type Replay = Answer<'/v1/me/tasks/replays/{replayID}', 'get'>;
 export type TaskCreateRequest = RequestOf<'/v1/me/tasks', 'post'>;
 export type TaskUpdateRequest = RequestOf<'/v1/me/tasks/{id}', 'patch'>;
 export type Collection = Answer<'/v1/sandboxes/{sandboxID}/collection', 'get'>;
+export type EvaluationRun = Answer<'/v1/me/evaluation-runs/{runID}', 'get'>;
+export type EvaluationRunCreateRequest = RequestOf<'/v1/me/evaluation-runs', 'post'>;
+export type EvaluationRunResults = Answer<'/v1/me/evaluation-runs/{runID}/results', 'get'>;
 
 export type SetupRequest = RequestOf<'/v1/sandboxes/{sandboxID}/setup', 'post'>;
 /** One setup step (`download`, `launch`, `open`, `command`, `sleep`; docs/evaluation.md). */

@@ -7,10 +7,12 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { unzipSync } from 'fflate';
 import sharp from 'sharp';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLiveSandbay, waitForWarmVm, type LiveSandbay } from '../../../test/support/live-sandbay.ts';
+import { expectValidAtif } from '../../../test/support/atif.ts';
 import { waitFor } from '../../../test/support/wait.ts';
 import { seedTask } from '../../../test/task-fixtures.ts';
 import {
@@ -377,6 +379,38 @@ describe('snapshots, restore, dispose', () => {
   }, 300_000);
 });
 
+describe('fork and pause', () => {
+  it('fork: a running copy of the disk, all or none; pause and resume: 409 sandbox_paused meanwhile', async () => {
+    await sb.uploadBytes('before the fork', 'fork.txt');
+    await waitForWarmVm(live.url, live.accountKey);
+    const { source_id, sandboxes, forks } = await sb.fork(1);
+    expect(source_id).toBe(sb.id);
+    expect(sandboxes[0]).toMatchObject({ fork_of: sb.id, boot: 'cold', ephemeral: true });
+    const [fork] = forks;
+    expect((await fork!.info()).state).toBe('running');
+    expect(new TextDecoder().decode(await fork!.downloadBytes('fork.txt'))).toBe('before the fork');
+    expect((await fork!.exec('echo from the fork')).stdout).toBe('from the fork\n');
+    // The local Mac runs two sandboxes: a second fork does not fit, and none is made.
+    expect(await sb.fork(1).catch((e: unknown) => e)).toMatchObject({
+      status: 409,
+      code: 'sandbox_limit_reached',
+    });
+    await fork!.delete();
+
+    const paused = await sb.pause();
+    expect(paused).toMatchObject({ state: 'paused' });
+    expect(paused.paused_at).not.toBeNull();
+    expect(await sb.exec('true').catch((e: unknown) => e)).toMatchObject({
+      status: 409,
+      code: 'sandbox_paused',
+    });
+    expect(await sb.pause().catch((e: unknown) => e)).toMatchObject({ code: 'sandbox_paused' });
+    expect((await sb.resume()).state).toBe('running');
+    expect((await sb.exec('echo awake')).stdout).toBe('awake\n');
+    expect(await sb.resume().catch((e: unknown) => e)).toMatchObject({ code: 'sandbox_not_paused' });
+  }, 300_000);
+});
+
 describe('trajectories', () => {
   it('tasks: list, get, trajectory, download, recording, stepScreenshot, replay and its status', async () => {
     await seedTask(live.store, live.blobs, live.account, 'hello', {
@@ -389,9 +423,13 @@ describe('trajectories', () => {
     expect((await client.tasks.list()).map((t) => t.id)).toEqual(['hello']);
     expect((await client.tasks.get('hello')).steps).toHaveLength(1);
     // ATIF: the instruction as a user step, then the one recorded action.
-    expect((await client.tasks.trajectory('hello')).steps.map((s) => s.source)).toEqual(['user', 'agent']);
+    const trajectory = await client.tasks.trajectory('hello');
+    expectValidAtif(trajectory);
+    expect(trajectory.steps.map((s) => s.source)).toEqual(['user', 'agent']);
     const zip = await client.tasks.download('hello');
     expect(new TextDecoder().decode(zip.subarray(0, 2))).toBe('PK');
+    const files = unzipSync(zip);
+    expectValidAtif(JSON.parse(new TextDecoder().decode(files['trajectory.json'])), Object.keys(files));
     expect(new TextDecoder().decode((await client.tasks.recording('hello')).subarray(4, 8))).toBe('ftyp');
     expect((await sharp(await client.tasks.stepScreenshot('hello', 0)).metadata()).format).toBe('png');
     await waitForWarmVm(live.url, live.accountKey);

@@ -20,8 +20,11 @@ interface Out {
   stderr: string;
 }
 
-/** One command line on the Mac as an operator's `ssh mac …` runs it. */
-function onMac(command: string): Out {
+/**
+ * One command line on the Mac as an operator's `ssh mac …` runs it, Homebrew's dir on PATH as their
+ * `.zprofile` puts it for a login shell (`bare`: the non-login PATH an SSH command gets).
+ */
+function onMac(command: string, bare = false): Out {
   const r = spawnSync(
     'ssh',
     [
@@ -31,7 +34,7 @@ function onMac(command: string): Out {
       '-o', 'LogLevel=ERROR',
       '-o', 'BatchMode=yes',
       `root@${mac.address}`,
-      command,
+      bare ? command : `PATH=/opt/homebrew/bin:$PATH; ${command}`,
     ],
     { encoding: 'utf8', timeout: 60_000 },
   ); // prettier-ignore
@@ -57,6 +60,14 @@ describe('an emulated Mac', () => {
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^\[\n {2}\{\n {4}"Source" : "local",\n {4}"Name" : "base-macos-26",\n/);
     expect(JSON.parse(list.stdout)).toHaveLength(2);
+  });
+
+  it('has tart in /opt/homebrew/bin, not on the PATH of a non-login SSH command (as macOS sshd gives)', () => {
+    expect(onMac('echo "$PATH"; command -v tart; /opt/homebrew/bin/tart --version', true)).toMatchObject({
+      code: 0,
+      stdout: '/usr/bin:/bin:/usr/sbin:/sbin\n2.30.0\n',
+    });
+    expect(onMac('tart --version', true).code).toBe(127);
   });
 
   it('keeps Tart’s messages and exit codes', () => {
@@ -90,43 +101,62 @@ describe('an emulated Mac', () => {
     });
   });
 
-  it('runs VMs detached, each a desktop reachable only through the Mac, at most two at once', () => {
-    const start = (vm: string) =>
-      onMac(
-        `tart clone base-macos-26 ${vm} && (setsid nohup tart run ${vm} --no-graphics --vnc-experimental ` +
-          `> "$TART_HOME/vms/${vm}/run.log" 2>&1 &) && tart ip ${vm} --wait 30`,
+  it(
+    'runs VMs detached, each a desktop reachable only through the Mac, at most two at once',
+    { timeout: 180_000 },
+    () => {
+      const start = (vm: string) =>
+        onMac(
+          `tart clone base-macos-26 ${vm} && (setsid nohup tart run ${vm} --no-graphics --vnc-experimental ` +
+            `> "$TART_HOME/vms/${vm}/run.log" 2>&1 &) && tart ip ${vm} --wait 30`,
+        );
+      const a = start('a');
+      expect(a).toMatchObject({ code: 0, stdout: '192.168.64.2\n' });
+      expect(onMac('cat "$TART_HOME/vms/a/run.log"').stdout).toMatch(
+        /^VNC server is running at vnc:\/\/:[a-z]+-[a-z]+-[a-z]+-[a-z]+@127\.0\.0\.1:\d+\n$/,
       );
-    const a = start('a');
-    expect(a).toMatchObject({ code: 0, stdout: '192.168.64.2\n' });
-    expect(onMac('cat "$TART_HOME/vms/a/run.log"').stdout).toMatch(
-      /^VNC server is running at vnc:\/\/:[a-z]+-[a-z]+-[a-z]+-[a-z]+@127\.0\.0\.1:\d+\n$/,
-    );
-    expect(start('b').code).toBe(0);
-    const c = onMac('tart clone base-macos-26 c && tart run c --no-graphics --vnc-experimental');
-    expect(c).toMatchObject({
-      code: 1,
-      stderr: 'The number of VMs exceeds the system limit (other running VMs: a, b)\n',
-    });
-    expect(onMac('tart run a --no-graphics')).toMatchObject({
-      code: 2,
-      stderr: 'VM "a" is already running!\n',
-    });
-    expect(onMac('tart delete a')).toMatchObject({ code: 1, stderr: 'VM "a" is running\n' });
+      expect(start('b').code).toBe(0);
+      const c = onMac('tart clone base-macos-26 c && tart run c --no-graphics --vnc-experimental');
+      expect(c).toMatchObject({
+        code: 1,
+        stderr: 'The number of VMs exceeds the system limit (other running VMs: a, b)\n',
+      });
+      expect(onMac('tart run a --no-graphics')).toMatchObject({
+        code: 2,
+        stderr: 'VM "a" is already running!\n',
+      });
+      expect(onMac('tart delete a')).toMatchObject({ code: 1, stderr: 'VM "a" is running\n' });
 
-    // The guest: sshd for admin with the control plane's key, in the desktop's session.
-    const guest = onMac(
-      `ssh -i ${keyFile} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR ` +
-        `admin@192.168.64.2 'id -un; xdpyinfo | grep dimensions'`,
-    );
-    expect(guest.stdout).toMatch(/^admin\n {2}dimensions: {4}1024x768 pixels/);
-    // Not from the control plane's own namespace: the unreachable route refuses it at once.
-    const direct = spawnSync('bash', ['-c', 'exec 3<>/dev/tcp/192.168.64.2/22'], { encoding: 'utf8' });
-    expect(direct.stderr).toContain('No route to host');
+      // The guest: sshd for admin with the control plane's key, in the desktop's session.
+      const guest = onMac(
+        `ssh -i ${keyFile} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR ` +
+          `admin@192.168.64.2 'id -un; xdpyinfo | grep dimensions'`,
+      );
+      expect(guest.stdout).toMatch(/^admin\n {2}dimensions: {4}1024x768 pixels/);
+      // Not from the control plane's own namespace: the unreachable route refuses it at once.
+      const direct = spawnSync('bash', ['-c', 'exec 3<>/dev/tcp/192.168.64.2/22'], { encoding: 'utf8' });
+      expect(direct.stderr).toContain('No route to host');
 
-    expect(onMac('tart stop a -t 5 && tart list --format json')).toMatchObject({ code: 0 });
-    const states = JSON.parse(onMac('tart list --format json').stdout) as { Name: string; State: string }[];
-    expect(states.filter((s) => s.State === 'running').map((s) => s.Name)).toEqual(['b']);
-  });
+      expect(onMac('tart stop a -t 5 && tart list --format json')).toMatchObject({ code: 0 });
+      const states = JSON.parse(onMac('tart list --format json').stdout) as { Name: string; State: string }[];
+      expect(states.filter((s) => s.State === 'running').map((s) => s.Name)).toEqual(['b']);
+      // `tart stop` is a power cut (Virtualization.framework's stop()): a's file system was never
+      // unmounted, its journal waits for recovery.
+      const features = (vm: string) =>
+        onMac(`dumpe2fs -h "$TART_HOME/vms/${vm}/disk.img" 2>/dev/null | grep '^Filesystem features'`).stdout;
+      expect(features('a')).toContain('needs_recovery');
+      // The guest's own `sudo shutdown -h now` powers it off cleanly: `tart run` exits, the disk is clean.
+      const down = onMac(
+        `ssh -i ${keyFile} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR ` +
+          `admin@192.168.64.3 'echo written > after.txt; sudo -n shutdown -h now'; ` +
+          `i=0; until tart get b --format json | grep -q '"Running" : false'; do ` +
+          `i=$((i+1)); [ $i -lt 300 ] || exit 124; sleep 0.1; done; ` +
+          `e2fsck -fn "$TART_HOME/vms/b/disk.img"`,
+      );
+      expect(down.code, down.stderr + down.stdout).toBe(0);
+      expect(features('b')).not.toContain('needs_recovery');
+    },
+  );
 
   it('is swept once the process that made it was killed before removing it, and only then', async () => {
     // A test killed mid-run: its Mac (with a running VM, so a guest user exists) outlives it.

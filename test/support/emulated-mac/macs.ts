@@ -38,6 +38,9 @@ import {
   releaseLink,
   type MacLink,
 } from './network.ts';
+import { scriptCommand } from '../../../fleet/scripts.ts';
+import { sshRun } from '../../../fleet/ssh-run.ts';
+import { writeGuestEnv } from './guest-env.ts';
 import { swiftPretty, type TartConfig } from './tart-store.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -92,12 +95,16 @@ export async function upMacs(
   root: string,
   count: number,
   model: MacModel = 'm4',
-  opts: { owner?: ClaimOwner | undefined } = {},
+  opts: { owner?: ClaimOwner | undefined; prepared?: boolean } = {},
 ): Promise<Fleet> {
   const key = fleetKey(root);
   const macs: EmulatedMac[] = [];
   const owner = 'owner' in opts ? opts.owner : currentOwner();
-  for (let i = 0; i < count; i++) macs.push(await upMac(root, model, key.publicKey, owner));
+  for (let i = 0; i < count; i++) {
+    const mac = await upMac(root, model, key.publicKey, owner);
+    macs.push(mac);
+    if (opts.prepared !== false) await prepareMac(mac, key.privateKey);
+  }
   return { root, privateKey: key.privateKey, macs };
 }
 
@@ -121,6 +128,7 @@ async function upMac(
   try {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(join(dir, 'bin'), { recursive: true });
+    mkdirSync(join(dir, 'opt', 'homebrew', 'bin'), { recursive: true });
     mkdirSync(mac.tartHome, { recursive: true });
     writeFileSync(join(dir, 'mac.json'), JSON.stringify({ netns: l.netns, link: l.link, model }));
     writeExecutables(mac);
@@ -133,6 +141,19 @@ async function upMac(
     await downMac(root, l.link);
     throw e;
   }
+}
+
+/**
+ * What the fleet's Pulumi program does to a Mac that the driver needs before its first VM: Softnet's
+ * SUID bit (fleet/scripts/install-softnet.sh, over SSH as the program runs it). `prepared: false`
+ * leaves a Mac as Homebrew installed it, for the tests of that preparation.
+ */
+async function prepareMac(mac: EmulatedMac, privateKey: string): Promise<void> {
+  const r = await sshRun(
+    { host: mac.address, port: 22, username: 'root', privateKey },
+    scriptCommand('install-softnet', { MAC_NAME: mac.name }),
+  );
+  if (r.code !== 0) throw new Error(`preparing ${mac.name}: ${r.stderr.trim()}`);
 }
 
 /** `sysctl kern.boottime` as macOS prints it: `{ sec = …, usec = … } Tue Nov 24 07:20:00 2026`. */
@@ -153,8 +174,10 @@ function writeExecutables(mac: EmulatedMac): void {
   const cli = join(HERE, 'tart-cli.ts');
   // `tart run` gets a mount namespace of its own: the guest's disk is mounted in it only (the VM's
   // processes see it), and the kernel unmounts it when the last of them is gone, however they died.
+  // And a PID namespace (tart-run.ts remounts /proc for it): the VM's processes see only each other,
+  // and all of them end with the `tart run` process, its first.
   const tart = `#!/bin/sh
-if [ "$1" = run ]; then exec unshare --mount --propagation slave ${node} ${cli} "$@"; fi
+if [ "$1" = run ]; then exec unshare --mount --propagation slave --pid --fork ${node} ${cli} "$@"; fi
 exec ${node} ${cli} "$@"
 `;
   const p = MAC_PROFILES[mac.model];
@@ -182,21 +205,30 @@ ${cases}
   esac
 done
 `;
-  writeFileSync(join(mac.dir, 'bin', 'tart'), tart);
+  writeGuestEnv(mac.dir);
+  // Where Homebrew puts them (`brew install cirruslabs/cli/tart cirruslabs/cli/softnet`).
+  const brew = join(mac.dir, 'opt', 'homebrew', 'bin');
+  writeFileSync(join(brew, 'tart'), tart);
+  chmodSync(join(brew, 'tart'), 0o755);
+  // Softnet as `brew install cirruslabs/cli/softnet` leaves it: without its SUID bit (the fleet's
+  // preparation sets it). The emulated `tart run --net-softnet` checks the bit and does the filtering.
+  writeFileSync(
+    join(brew, 'softnet'),
+    '#!/bin/sh\necho "softnet: run by tart run --net-softnet" >&2\nexit 64\n',
+  );
+  chmodSync(join(brew, 'softnet'), 0o755);
   writeFileSync(join(mac.dir, 'bin', 'sysctl'), sysctl);
-  chmodSync(join(mac.dir, 'bin', 'tart'), 0o755);
   chmodSync(join(mac.dir, 'bin', 'sysctl'), 0o755);
 }
 
 /**
  * A local Tart VM standing in for a Cirrus Labs image: config, disk, nvram. The guest's files live in
- * its disk.img as on a Mac (an ext4 file system holding the guest user's home, mounted by `tart run`),
- * so that a disk delta carries them; its SSH host key stays outside, in `.emulation/`.
+ * its disk.img as on a Mac (an ext4 file system: the guest user's home, its sshd's host key and
+ * drop-ins, its password), mounted by `tart run`, so that a disk delta carries them.
  */
 function makeImage(root: string, mac: EmulatedMac, name: string, diskGiB: number, publicKey: string): void {
   const vm = join(mac.tartHome, 'vms', name);
-  const emu = join(vm, '.emulation');
-  mkdirSync(join(emu, 'home'), { recursive: true });
+  mkdirSync(join(vm, '.emulation'), { recursive: true });
   const config: TartConfig = {
     version: 1,
     os: 'darwin',
@@ -214,22 +246,28 @@ function makeImage(root: string, mac: EmulatedMac, name: string, diskGiB: number
   writeFileSync(join(vm, 'config.json'), swiftPretty(config));
   execFileSync('cp', ['--sparse=always', imageDisk(root, name, diskGiB, publicKey), join(vm, 'disk.img')]);
   writeFileSync(join(vm, 'nvram.bin'), Buffer.alloc(64));
-  const hostKey = generateSshKey(`${name}@emulated-guest`);
-  writeFileSync(join(emu, 'ssh_host_ed25519_key'), hostKey.privateKey, { mode: 0o600 });
 }
 
 /**
  * The image's disk, made once per fleet so that every Mac holds the same bytes (as Macs that pulled
  * one OCI digest do): sparse, sized so that Tart's `Disk` (10^9 bytes) reads as diskGiB, an ext4 file
- * system whose root is the guest's home with the fleet key authorized.
+ * system laid out as the guest's own: `Users/admin` (the fleet key authorized), `etc/ssh` (one host
+ * key that every clone shares, as every clone of a Cirrus Labs image does; no drop-ins) and
+ * `etc/shadow` with admin's password `admin`, as Cirrus Labs' images ship it.
  */
 function imageDisk(root: string, name: string, diskGiB: number, publicKey: string): string {
   const dir = join(root, 'images');
   const file = join(dir, `${name}.img`);
   if (existsSync(file)) return file;
-  const home = join(dir, `${name}.home`);
-  mkdirSync(join(home, '.ssh'), { recursive: true });
-  writeFileSync(join(home, '.ssh', 'authorized_keys'), `${publicKey}\n`);
+  const fs = join(dir, `${name}.root`);
+  mkdirSync(join(fs, 'Users', 'admin', '.ssh'), { recursive: true });
+  writeFileSync(join(fs, 'Users', 'admin', '.ssh', 'authorized_keys'), `${publicKey}\n`);
+  mkdirSync(join(fs, 'etc', 'ssh', 'sshd_config.d'), { recursive: true });
+  const hostKey = generateSshKey(`${name}@emulated-guest`);
+  writeFileSync(join(fs, 'etc', 'ssh', 'ssh_host_ed25519_key'), hostKey.privateKey, { mode: 0o600 });
+  writeFileSync(join(fs, 'etc', 'ssh', 'ssh_host_ed25519_key.pub'), `${hostKey.publicKey}\n`);
+  const hash = execFileSync('openssl', ['passwd', '-6', '-stdin'], { input: 'admin\n' }).toString().trim();
+  writeFileSync(join(fs, 'etc', 'shadow'), `admin:${hash}:19000:0:99999:7:::\n`, { mode: 0o600 });
   const tmp = `${file}.tmp`;
   writeFileSync(tmp, '');
   truncateSync(tmp, diskGiB * 1e9);
@@ -242,13 +280,33 @@ function imageDisk(root: string, name: string, diskGiB: number, publicKey: strin
     '-E',
     'lazy_itable_init=1,lazy_journal_init=1,root_owner=0:0',
     '-d',
-    home,
+    fs,
     tmp,
   ]);
   renameSync(tmp, file);
-  rmSync(home, { recursive: true, force: true });
+  rmSync(fs, { recursive: true, force: true });
   return file;
 }
+
+/**
+ * The PATH of a non-login SSH command on macOS (sshd's default): no Homebrew. `tart` and `softnet`
+ * are in /opt/homebrew/bin, which only a login shell's `.zprofile` (brew shellenv) adds.
+ */
+export const MAC_SSH_PATH = '/usr/bin:/bin:/usr/sbin:/sbin';
+
+/**
+ * The Mac's file system as its sshd (and every session, `tart run` included) sees it: a mount
+ * namespace of its own in which /opt is the Mac's own (`/opt/homebrew/bin/{tart,softnet}`, as
+ * Homebrew installs them on Apple silicon) and /usr/sbin/sysctl is the Mac's (macOS' answers).
+ * Mounts made later on the machine still reach it (slave propagation).
+ */
+const MAC_MOUNTS = `set -e
+mount -t tmpfs -o mode=0755 sbmac-opt /opt
+mkdir -p /opt/homebrew
+mount --bind "$1/opt/homebrew" /opt/homebrew
+mount --bind "$1/bin/sysctl" /usr/sbin/sysctl
+shift
+exec "$@"`;
 
 async function startMacSshd(mac: EmulatedMac, l: MacLink, publicKey: string): Promise<void> {
   const ssh = join(mac.dir, 'ssh');
@@ -259,7 +317,7 @@ async function startMacSshd(mac: EmulatedMac, l: MacLink, publicKey: string): Pr
   const env = [
     `HOME=${home}`,
     `TART_HOME=${mac.tartHome}`,
-    `PATH=${join(mac.dir, 'bin')}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin`,
+    `PATH=${MAC_SSH_PATH}`,
     `SANDBAY_EMULATED_MAC=${mac.dir}`,
   ];
   const config = [
@@ -281,12 +339,25 @@ async function startMacSshd(mac: EmulatedMac, l: MacLink, publicKey: string): Pr
     '',
   ].join('\n');
   writeFileSync(join(ssh, 'sshd_config'), config);
+  await runMacSshd(mac);
+}
+
+/**
+ * Starts the Mac's OpenSSH server (it detaches) in the Mac's network namespace and a mount namespace
+ * of its own (MAC_MOUNTS); only the network namespace is shared with the Mac's other processes, so
+ * that the VM namespaces `tart run` adds stay visible to `down`.
+ */
+async function runMacSshd(mac: EmulatedMac): Promise<void> {
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
-  // Only the network namespace is entered: VM namespaces `tart run` adds must stay visible to `down`.
-  await run('nsenter', [`--net=/run/netns/${l.netns}`, '/usr/sbin/sshd', '-f', join(ssh, 'sshd_config')]);
+  await run('nsenter', [
+    `--net=/run/netns/${mac.netns}`,
+    'unshare', '--mount', '--propagation', 'slave',
+    'sh', '-c', MAC_MOUNTS, 'sbmac-mounts', mac.dir,
+    '/usr/sbin/sshd', '-f', join(mac.dir, 'ssh', 'sshd_config'),
+  ]); // prettier-ignore
   await waitUntil(
     `sshd of ${mac.name}`,
-    async () => ((await greets(l.macIp, 22, 'SSH-2.0-')) ? true : undefined),
+    async () => ((await greets(mac.address, 22, 'SSH-2.0-')) ? true : undefined),
     10_000,
     20,
   );
@@ -315,18 +386,7 @@ export async function killMacSshd(mac: EmulatedMac): Promise<void> {
 
 /** Starts the Mac's OpenSSH server again with its own config (and host key). */
 export async function restartMacSshd(mac: EmulatedMac): Promise<void> {
-  await run('nsenter', [
-    `--net=/run/netns/${mac.netns}`,
-    '/usr/sbin/sshd',
-    '-f',
-    join(mac.dir, 'ssh', 'sshd_config'),
-  ]);
-  await waitUntil(
-    `sshd of ${mac.name}`,
-    async () => ((await greets(mac.address, 22, 'SSH-2.0-')) ? true : undefined),
-    10_000,
-    20,
-  );
+  await runMacSshd(mac);
 }
 
 /** Every Mac under `root`. */

@@ -93,6 +93,9 @@ const ip = (...args: string[]) => run('ip', args);
 export async function createMacNetwork(l: MacLink): Promise<void> {
   await ensureUnreachableRoute();
   await ip('netns', 'add', l.netns);
+  // The link is ours (claimed), but the host end of its last Mac's veth may outlive that Mac's
+  // namespace for a moment (the kernel tears a deleted namespace down asynchronously).
+  await ip('link', 'del', l.hostIf).catch(() => {});
   await ip('link', 'add', l.hostIf, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', l.netns);
   await ip('addr', 'add', `${l.hostIp}/30`, 'dev', l.hostIf);
   await ip('link', 'set', l.hostIf, 'up');
@@ -103,6 +106,40 @@ export async function createMacNetwork(l: MacLink): Promise<void> {
   await n('link', 'add', 'br64', 'type', 'bridge');
   await n('addr', 'add', '192.168.64.1/24', 'dev', 'br64');
   await n('link', 'set', 'br64', 'up');
+  await run('ip', ['netns', 'exec', l.netns, 'nft', '-f', '-'], { input: SOFTNET_TABLE });
+}
+
+/**
+ * Softnet's filter (`tart run --net-softnet`), as cirruslabs/softnet's README states it: the VM may
+ * send to the gateway (the bridge's address on the Mac) and to globally routable addresses, never
+ * to another private address — so not to another VM (and, in this emulation, nothing is globally
+ * routable). A VM's bridge port joins `ports` while its run lasts. Without it (Tart's shared NAT as
+ * the emulation keeps it), VMs on the Mac reach each other.
+ */
+const SOFTNET_TABLE = `table bridge sbmac-softnet {
+  set ports { type ifname; }
+  chain forward { type filter hook forward priority 0; policy accept; iifname @ports drop; }
+  chain input {
+    type filter hook input priority 0; policy accept;
+    iifname @ports ip daddr != 192.168.64.1 drop;
+  }
+}
+`;
+
+/** Puts a VM's port under Softnet's filter (`on`) or takes it out. */
+export async function softnetPort(macNetns: string, slot: number, on: boolean): Promise<void> {
+  await ip(
+    'netns',
+    'exec',
+    macNetns,
+    'nft',
+    on ? 'add' : 'delete',
+    'element',
+    'bridge',
+    'sbmac-softnet',
+    'ports',
+    `{ "vm${slot}" }`,
+  );
 }
 
 /** Removes the Mac's namespace (its veths go with it) and every VM namespace of it. */

@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { runProcess, type ProcessRun } from '../process.ts';
 import type { EmulatedMac } from './macs.ts';
 
-/** One command line on the Mac over a real SSH login; the fleet's key is its root's `control_key`. */
+/**
+ * One command line on the Mac over a real SSH login; the fleet's key is its root's `control_key`.
+ * Homebrew's dir goes on PATH first, as an operator's `.zprofile` puts it for a login shell.
+ */
 export function onMac(mac: EmulatedMac, command: string): Promise<ProcessRun> {
   const key = join(mac.dir, '..', '..', 'control_key');
   return runProcess('ssh', [
@@ -15,7 +18,7 @@ export function onMac(mac: EmulatedMac, command: string): Promise<ProcessRun> {
     '-o', 'BatchMode=yes',
     '-o', 'ConnectTimeout=10',
     `root@${mac.address}`,
-    command,
+    `PATH=/opt/homebrew/bin:$PATH; ${command}`,
   ]); // prettier-ignore
 }
 

@@ -1,6 +1,6 @@
 // The emulated `tart`'s VM storage: `$TART_HOME/vms/NAME/{config.json, disk.img, nvram.bin}` as Tart
 // keeps them, plus `.emulation/` for what a real VM keeps inside its disk image (the guest's home,
-// its SSH host key) and what a real Tart keeps in a lock (the `tart run` process of a running VM).
+// logs, its sshd's view of /etc) and what a real Tart keeps in a lock (the `tart run` process of a running VM).
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -41,7 +41,9 @@ export const tartHome = (): string => process.env.TART_HOME ?? join(process.env.
 export const vmsDir = (): string => join(tartHome(), 'vms');
 export const vmDir = (name: string): string => join(vmsDir(), name);
 export const emulationDir = (name: string): string => join(vmDir(name), '.emulation');
-export const guestHome = (name: string): string => join(emulationDir(name), 'home');
+/** Where `tart run` mounts the guest's disk: its file system's root (`Users/admin`, `etc/ssh`…). */
+export const guestDisk = (name: string): string => join(emulationDir(name), 'disk');
+export const guestHome = (name: string): string => join(guestDisk(name), 'Users', 'admin');
 const runFile = (name: string) => join(emulationDir(name), 'run.json');
 
 export function vmExists(name: string): boolean {

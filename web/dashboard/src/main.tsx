@@ -15,6 +15,7 @@ import { SandboxesPage } from './pages/sandboxes.tsx';
 import { LiveViewPage } from './pages/live-view.tsx';
 import { AccountPage } from './pages/account.tsx';
 import { TasksPage } from './pages/tasks.tsx';
+import { EvaluationsPage } from './pages/evaluations.tsx';
 
 const PAGES = [
   { path: '/', label: 'Rates' },
@@ -22,6 +23,7 @@ const PAGES = [
   { path: '/reservations', label: 'Reservations' },
   { path: '/sandboxes', label: 'Sandboxes' },
   { path: '/tasks', label: 'Tasks' },
+  { path: '/evaluations', label: 'Evaluations' },
   { path: '/account', label: 'Account' },
 ];
 
@@ -56,7 +58,12 @@ function Shell(props: { onSignedOut: () => void }) {
   useEffect(() => void refreshAccount(), [path]);
   useEffect(() => {
     const title =
-      PAGES.find((p) => p.path === path)?.label ?? (path.startsWith('/sandboxes/') ? 'Live view' : 'Tasks');
+      PAGES.find((p) => p.path === path)?.label ??
+      (path.startsWith('/sandboxes/')
+        ? 'Live view'
+        : path.startsWith('/evaluations/')
+          ? 'Evaluations'
+          : 'Tasks');
     document.title = `${title} · sandbay`;
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [path]);
@@ -109,6 +116,7 @@ function Page(props: { path: string; account: Account | undefined; onPaid: () =>
   if (live) return <LiveViewPage id={live[1]!} />;
   if (path === '/account') return <AccountPage />;
   if (path === '/tasks' || path.startsWith('/tasks/')) return <TasksPage path={path} />;
+  if (path === '/evaluations' || path.startsWith('/evaluations/')) return <EvaluationsPage path={path} />;
   return (
     <>
       <h1>Not found</h1>

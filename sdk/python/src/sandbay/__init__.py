@@ -6,13 +6,15 @@
         sb.mouse.click(100, 200)
         png = sb.screenshot.take_full_screen()
 """
-from .aio import AsyncClient, AsyncSandbox
+from ._exec_stream import ExecStream
+from .aio import AsyncClient, AsyncExecStream, AsyncSandbox
 from .client import Client, Tasks
 from .errors import SandbayConnectionError, SandbayError, SandbayTimeoutError
 from .sandbox import (
     DEFAULT_EXEC_TIMEOUT,
     DEFAULT_KEEPALIVE_INTERVAL,
     Accessibility,
+    ClipboardGroup,
     Display,
     Keyboard,
     Mouse,
@@ -24,6 +26,9 @@ from .sandbox import (
 __all__ = [
     "AsyncClient",
     "AsyncSandbox",
+    "AsyncExecStream",
+    "ExecStream",
+    "ClipboardGroup",
     "Client",
     "Tasks",
     "Sandbox",

@@ -69,6 +69,20 @@ class ViewerLink(TypedDict):
     websocket_url: str
 
 
+class ExecStreamResult(TypedDict):
+    """A streamed command's end: all its output, its exit code (124 after its timeout)."""
+
+    stdout: str
+    stderr: str
+    exit_code: int
+    timed_out: bool
+
+
+ExecEvent = Dict[str, Any]
+"""``{"type": "stdout"|"stderr", "data": str}``, then ``{"type": "exit", "exit_code": int, "timed_out": bool}``."""
+
+Clipboard = Dict[str, Any]
+"""``{"type": "text", "text": str}``, ``{"type": "image", "mime_type": "image/png", "data": bytes}`` or ``{"type": "empty"}``."""
 class SetupResult(TypedDict):
     """``POST …/setup``: ``status`` ``completed`` or ``failed``; the step that failed and why."""
 

@@ -2,17 +2,21 @@
 ``with client.create() as sb:`` deletes an ephemeral sandbox on exit."""
 from __future__ import annotations
 
+import base64
 import os
 import threading
-from typing import Any, List, Optional, Sequence, Union
+from typing import Any, List, Literal, Optional, Sequence, Union, overload
 from urllib.parse import quote
 
+from ._exec_stream import ExecStream, OutputCallback, open_exec_stream
 from ._files import PathLike, file_chunks, tar_stream, unpack, write_chunks
 from ._http import Transport, new_idempotency_key
 from ._types import (
     AccessibilityTree,
+    Clipboard,
     DisplayInfo,
     ExecResult,
+    ExecStreamResult,
     GradeResult,
     Json,
     Network,
@@ -30,6 +34,8 @@ DEFAULT_EXEC_TIMEOUT = 120
 DEFAULT_KEEPALIVE_INTERVAL = 30.0
 """The idle reaper acts after about 2 minutes: a heartbeat every 30 s keeps well inside that."""
 SNAPSHOT_TIMEOUT = 26 * 60.0
+FORK_TIMEOUT = 11 * 60.0  # the server waits up to 10 minutes for the forks to run
+PAUSE_TIMEOUT = 70.0  # a pause or resume answers within a minute
 #: The API's default deadline of a setup or a grading, in seconds.
 DEFAULT_EVALUATION_TIMEOUT = 600.0
 STREAM_UPLOAD_ABOVE = 64 << 20
@@ -134,11 +140,32 @@ class Recording(_Group):
         self._t.none("DELETE", f"{self._base}/recordings/{quote(id, safe='')}")
 
 
+class ClipboardGroup(_Group):
+    def get(self, type: Optional[str] = None) -> Clipboard:
+        """What the clipboard holds; ``type="image"`` (or ``"text"``) picks one when it offers both.
+        An image comes back as PNG bytes in ``data``."""
+        got: Clipboard = self._t.json("GET", f"{self._base}/clipboard", query={"type": type})
+        if got.get("type") == "image":
+            got["data"] = base64.b64decode(got["data"])
+        return got
+
+    def set_text(self, text: str) -> None:
+        """Puts text on the clipboard (at most 1 MiB)."""
+        self._t.none("PUT", f"{self._base}/clipboard", json_body={"type": "text", "text": text})
+
+    def set_image(self, png: bytes) -> None:
+        """Puts a PNG image on the clipboard (at most 8 MiB)."""
+        body = {"type": "image", "mime_type": "image/png", "data": base64.b64encode(png).decode()}
+        self._t.none("PUT", f"{self._base}/clipboard", json_body=body)
+
+
 class Sandbox:
     def __init__(self, transport: Transport, id: str, ephemeral: bool) -> None:
         self._t = transport
         self.id = id
         self.ephemeral = ephemeral
+        #: The create response, when this handle came from a create or a fork.
+        self.created: Optional[Json] = None
         self._base = f"/v1/sandboxes/{quote(id, safe='')}"
         self.mouse = Mouse(transport, self._base)
         self.keyboard = Keyboard(transport, self._base)
@@ -146,6 +173,7 @@ class Sandbox:
         self.display = Display(transport, self._base)
         self.accessibility = Accessibility(transport, self._base)
         self.recording = Recording(transport, self._base)
+        self.clipboard = ClipboardGroup(transport, self._base)
         self._keepalive_stop: Optional[threading.Event] = None
 
     def __repr__(self) -> str:
@@ -171,6 +199,67 @@ class Sandbox:
         creds = self.ssh_credentials()
         ws = self._t.url(creds["ssh_url"]).replace("http", "ws", 1)
         return exec_over_ssh(ws, self._t.api_key, dict(creds), cmd, timeout)  # type: ignore[return-value]
+
+    @overload
+    def exec_stream(
+        self,
+        cmd: str,
+        on_stdout: Optional[OutputCallback] = ...,
+        on_stderr: Optional[OutputCallback] = ...,
+        *,
+        stdin: bool = ...,
+        tty: bool = ...,
+        cols: Optional[int] = ...,
+        rows: Optional[int] = ...,
+        timeout: Optional[int] = ...,
+        background: Literal[False] = ...,
+    ) -> ExecStreamResult: ...
+
+    @overload
+    def exec_stream(
+        self,
+        cmd: str,
+        on_stdout: Optional[OutputCallback] = ...,
+        on_stderr: Optional[OutputCallback] = ...,
+        *,
+        stdin: bool = ...,
+        tty: bool = ...,
+        cols: Optional[int] = ...,
+        rows: Optional[int] = ...,
+        timeout: Optional[int] = ...,
+        background: Literal[True],
+    ) -> ExecStream: ...
+
+    def exec_stream(
+        self,
+        cmd: str,
+        on_stdout: Optional[OutputCallback] = None,
+        on_stderr: Optional[OutputCallback] = None,
+        *,
+        stdin: bool = False,
+        tty: bool = False,
+        cols: Optional[int] = None,
+        rows: Optional[int] = None,
+        timeout: Optional[int] = None,
+        background: bool = False,
+    ) -> Union[ExecStreamResult, ExecStream]:
+        """A command whose output reaches ``on_stdout``/``on_stderr`` as it is written (a WebSocket,
+        docs/api.md). Returns ``{stdout, stderr, exit_code, timed_out}`` once it exits; with
+        ``background=True``, the running ``ExecStream`` at once (iterate it, ``send_stdin``,
+        ``resize``, ``kill``, ``wait``). ``stdin=True`` keeps its stdin open; ``tty=True`` gives it a
+        terminal of ``cols`` x ``rows``; ``timeout`` (seconds) kills it with exit code 124."""
+        query = {"command": cmd, "stdin": stdin or None, "tty": tty or None, "cols": cols, "rows": rows, "timeout": timeout}
+        url = self._t.url(f"{self._base}/exec/stream", query).replace("http", "ws", 1)
+        stream = open_exec_stream(url, self._t.api_key, on_stdout, on_stderr)
+        return stream if background else stream.wait()
+
+    def port_url(self, port: int, path: str = "/") -> str:
+        """The URL of a port of the sandbox (HTTP and WebSocket to 127.0.0.1:``port`` inside it), with
+        a fresh viewer token: opens in a browser as is (E2B's ``get_host``)."""
+        token: Json = self._t.json("POST", f"{self._base}/viewer-token")
+        path = path if path.startswith("/") else f"/{path}"
+        sep = "&" if "?" in path else "?"
+        return f"{self._t.base_url}{self._base}/ports/{port}{path}{sep}sandbay_token={quote(token['token'], safe='')}"
 
     def _exec(self, cmd: str, timeout: int, ax: bool) -> ExecResult:
         body: Json = {"command": cmd, "timeout": timeout}
@@ -281,6 +370,35 @@ class Sandbox:
 
     def snapshots(self) -> List[Json]:
         return self._t.json("GET", f"{self._base}/snapshots")
+
+    # ---- fork, pause ----
+
+    def fork(self, count: int = 1, idempotency_key: Optional[str] = None) -> List["Sandbox"]:
+        """``count`` new sandboxes started from a copy of this one's disk, all running (all fit, or
+        none is made); retried safely with one Idempotency-Key. Each fork's create response is its
+        ``created`` attribute."""
+        result = self._t.json(
+            "POST",
+            f"{self._base}/fork",
+            json_body={"count": count},
+            idempotency_key=idempotency_key or new_idempotency_key(),
+            timeout=FORK_TIMEOUT,
+        )
+        forks = []
+        for created in result["sandboxes"]:
+            fork = Sandbox(self._t, created["sandbox_id"], created["ephemeral"])
+            fork.created = created
+            forks.append(fork)
+        return forks
+
+    def pause(self) -> Json:
+        """Freezes the sandbox where it is (memory kept, no CPU used); every other call answers 409
+        ``sandbox_paused`` until resume()."""
+        return self._t.json("POST", f"{self._base}/pause", idempotency_key=new_idempotency_key(), timeout=PAUSE_TIMEOUT)
+
+    def resume(self) -> Json:
+        """Lets a paused sandbox run on from where it was."""
+        return self._t.json("POST", f"{self._base}/resume", idempotency_key=new_idempotency_key(), timeout=PAUSE_TIMEOUT)
 
     # ---- setup and grading (docs/evaluation.md) ----
 

@@ -71,6 +71,93 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/me/evaluation-runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account's evaluation runs, oldest first */
+    get: operations['listEvaluationRuns'];
+    put?: never;
+    /** Start an evaluation run: N tasks × an agent endpoint (or replay) × K attempts */
+    post: operations['createEvaluationRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/me/evaluation-runs/{runID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One evaluation run: its state and counts */
+    get: operations['getEvaluationRun'];
+    put?: never;
+    post?: never;
+    /** Delete the run with its attempts, their sandboxes and trajectories */
+    delete: operations['deleteEvaluationRun'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/me/evaluation-runs/{runID}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Stop the run: no attempt starts any more, the running ones stop; the results stay */
+    post: operations['cancelEvaluationRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/me/evaluation-runs/{runID}/results': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The results table: each attempt’s outcome, reward and why, pass rates per task and category */
+    get: operations['getEvaluationRunResults'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/me/evaluation-runs/{runID}/results.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The results table as CSV (RFC 4180), one line per attempt */
+    get: operations['getEvaluationRunResultsCsv'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/me/keys': {
     parameters: {
       query?: never;
@@ -159,6 +246,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/me/tasks/{id}/harbor': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The task as a Harbor task directory (.tar.gz): task.toml, instruction.md, environment/, tests/test.sh, solution/ */
+    get: operations['exportTaskHarbor'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/me/tasks/{id}/recording': {
     parameters: {
       query?: never;
@@ -221,6 +325,23 @@ export interface paths {
     get: operations['getTaskTrajectory'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/me/tasks/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Import an OSWorld or macOSWorld task file as a task (setup steps and grader) */
+    post: operations['importTask'];
     delete?: never;
     options?: never;
     head?: never;
@@ -384,6 +505,24 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/sandboxes/{sandboxID}/clipboard': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What the sandbox's clipboard holds: text, a PNG image (base64), or empty */
+    get: operations['getClipboard'];
+    /** Replace the sandbox's clipboard with text or a PNG image */
+    put: operations['setClipboard'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/sandboxes/{sandboxID}/collection': {
     parameters: {
       query?: never;
@@ -504,6 +643,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/sandboxes/{sandboxID}/done': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An evaluation attempt's agent says it finished (or gave up): the attempt is graded */
+    post: operations['finishEvaluationAttempt'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/sandboxes/{sandboxID}/exec': {
     parameters: {
       query?: never;
@@ -532,6 +688,23 @@ export interface paths {
     put?: never;
     /** Run a shell command under the in-VM control agent (the use.computer client's exec_ax) */
     post: operations['execAxCommand'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandboxes/{sandboxID}/exec/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A command's stdin, stdout and stderr over WebSocket (101 upgrade), Kubernetes' exec channel protocol (v5.channel.k8s.io); optional pty with resize; the exit code in the last frame. Bearer account or reservation key */
+    get: operations['execStream'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -568,6 +741,23 @@ export interface paths {
     /** Upload a directory: the body is a tar archive, unpacked into `path` */
     put: operations['uploadArchive'];
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandboxes/{sandboxID}/fork': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Fork a running sandbox into N new ones, each started from a copy of its disk */
+    post: operations['forkSandbox'];
     delete?: never;
     options?: never;
     head?: never;
@@ -762,6 +952,40 @@ export interface paths {
     patch: operations['setSandboxEgress'];
     trace?: never;
   };
+  '/v1/sandboxes/{sandboxID}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Pause a running sandbox: its VM frozen, memory kept, no CPU used */
+    post: operations['pauseSandbox'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandboxes/{sandboxID}/ports/{port}/{*}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** HTTP (and WebSocket) to 127.0.0.1:<port> inside the sandbox: any method, path and body; authorized like the viewer link */
+    get: operations['forwardPort'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/sandboxes/{sandboxID}/recording/start': {
     parameters: {
       query?: never;
@@ -842,6 +1066,23 @@ export interface paths {
     get: operations['downloadRecording'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandboxes/{sandboxID}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Resume a paused sandbox where it was */
+    post: operations['resumeSandbox'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1466,6 +1707,891 @@ export interface operations {
       };
     };
   };
+  listEvaluationRuns: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The agent endpoint; null in replay mode. */
+            agent_url: string | null;
+            /** @description Attempts of each task (K). */
+            attempts: number;
+            /** @description A cancel was asked for. */
+            cancelled: boolean;
+            /**
+             * Format: date-time
+             * @description When it completed or was cancelled.
+             */
+            completed_at: string | null;
+            /** @description The bound asked for; null: the capacity’s. */
+            concurrency: number | null;
+            /** @description The attempts by outcome. */
+            counts: {
+              /** @description Stopped by a cancel, or never started because the run was cancelled. */
+              cancelled: number;
+              /** @description Could not be graded (setup failed, the agent could not be reached, …). */
+              errored: number;
+              /** @description Graded below it. */
+              failed: number;
+              /** @description Graded with a reward at or above the pass threshold. */
+              passed: number;
+              /** @description Not started yet (no capacity yet, or waiting their turn). */
+              queued: number;
+              /** @description Started, not finished. */
+              running: number;
+              /** @description N × K. */
+              total: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
+            created_at: string | null;
+            /** @description The run id (`ev-` and 16 hex digits). */
+            id: string;
+            /** @description What the run is waiting for, or how it ended, for people. */
+            message: string | null;
+            /**
+             * @description `agent` or `replay`.
+             * @enum {unknown}
+             */
+            mode: 'agent' | 'replay';
+            /** @description A reward at or above this passes. */
+            pass_threshold: number;
+            /** @description The reservation whose Macs run the attempts. */
+            reservation_id: string;
+            /**
+             * Format: date-time
+             * @description When its first attempt was created.
+             */
+            started_at: string | null;
+            /**
+             * @description `pending`, `running`, `completed` (every attempt ended) or `cancelled`.
+             * @enum {unknown}
+             */
+            status: 'pending' | 'running' | 'completed' | 'cancelled';
+            /** @description The tasks run, by id, in order. */
+            tasks: string[];
+          }[];
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  createEvaluationRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The agent endpoint (mode `agent`). */
+          agent?: {
+            /** @description How long the agent may act on one attempt (default 1800). */
+            timeout_s?: number;
+            /** @description The HTTP(S) endpoint sandbay POSTs each attempt to. */
+            url: string;
+          };
+          /** @description Attempts of each task (K), each on a fresh sandbox. Default 1. */
+          attempts?: number;
+          /** @description At most this many attempts at once; the reservation's capacity bounds it anyway. */
+          concurrency?: number;
+          /**
+           * @description `agent`: the agent endpoint acts; `replay`: each task’s recorded actions are replayed.
+           * @enum {unknown}
+           */
+          mode: 'agent' | 'replay';
+          /** @description A reward at or above this passes (default 1). */
+          pass_threshold?: number;
+          /** @description Keep a screen recording of each attempt (default true). */
+          record?: boolean;
+          /** @description The reservation whose Macs run the attempts (default: the only one). */
+          reservation_id?: string;
+          /** @description The account's tasks to run (ids); each needs a grader. */
+          tasks: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The agent endpoint; null in replay mode. */
+            agent_url: string | null;
+            /** @description Attempts of each task (K). */
+            attempts: number;
+            /** @description A cancel was asked for. */
+            cancelled: boolean;
+            /**
+             * Format: date-time
+             * @description When it completed or was cancelled.
+             */
+            completed_at: string | null;
+            /** @description The bound asked for; null: the capacity’s. */
+            concurrency: number | null;
+            /** @description The attempts by outcome. */
+            counts: {
+              /** @description Stopped by a cancel, or never started because the run was cancelled. */
+              cancelled: number;
+              /** @description Could not be graded (setup failed, the agent could not be reached, …). */
+              errored: number;
+              /** @description Graded below it. */
+              failed: number;
+              /** @description Graded with a reward at or above the pass threshold. */
+              passed: number;
+              /** @description Not started yet (no capacity yet, or waiting their turn). */
+              queued: number;
+              /** @description Started, not finished. */
+              running: number;
+              /** @description N × K. */
+              total: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
+            created_at: string | null;
+            /** @description The run id (`ev-` and 16 hex digits). */
+            id: string;
+            /** @description What the run is waiting for, or how it ended, for people. */
+            message: string | null;
+            /**
+             * @description `agent` or `replay`.
+             * @enum {unknown}
+             */
+            mode: 'agent' | 'replay';
+            /** @description A reward at or above this passes. */
+            pass_threshold: number;
+            /** @description The reservation whose Macs run the attempts. */
+            reservation_id: string;
+            /**
+             * Format: date-time
+             * @description When its first attempt was created.
+             */
+            started_at: string | null;
+            /**
+             * @description `pending`, `running`, `completed` (every attempt ended) or `cancelled`.
+             * @enum {unknown}
+             */
+            status: 'pending' | 'running' | 'completed' | 'cancelled';
+            /** @description The tasks run, by id, in order. */
+            tasks: string[];
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  getEvaluationRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The run id, as the create answered it. */
+        runID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The agent endpoint; null in replay mode. */
+            agent_url: string | null;
+            /** @description Attempts of each task (K). */
+            attempts: number;
+            /** @description A cancel was asked for. */
+            cancelled: boolean;
+            /**
+             * Format: date-time
+             * @description When it completed or was cancelled.
+             */
+            completed_at: string | null;
+            /** @description The bound asked for; null: the capacity’s. */
+            concurrency: number | null;
+            /** @description The attempts by outcome. */
+            counts: {
+              /** @description Stopped by a cancel, or never started because the run was cancelled. */
+              cancelled: number;
+              /** @description Could not be graded (setup failed, the agent could not be reached, …). */
+              errored: number;
+              /** @description Graded below it. */
+              failed: number;
+              /** @description Graded with a reward at or above the pass threshold. */
+              passed: number;
+              /** @description Not started yet (no capacity yet, or waiting their turn). */
+              queued: number;
+              /** @description Started, not finished. */
+              running: number;
+              /** @description N × K. */
+              total: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
+            created_at: string | null;
+            /** @description The run id (`ev-` and 16 hex digits). */
+            id: string;
+            /** @description What the run is waiting for, or how it ended, for people. */
+            message: string | null;
+            /**
+             * @description `agent` or `replay`.
+             * @enum {unknown}
+             */
+            mode: 'agent' | 'replay';
+            /** @description A reward at or above this passes. */
+            pass_threshold: number;
+            /** @description The reservation whose Macs run the attempts. */
+            reservation_id: string;
+            /**
+             * Format: date-time
+             * @description When its first attempt was created.
+             */
+            started_at: string | null;
+            /**
+             * @description `pending`, `running`, `completed` (every attempt ended) or `cancelled`.
+             * @enum {unknown}
+             */
+            status: 'pending' | 'running' | 'completed' | 'cancelled';
+            /** @description The tasks run, by id, in order. */
+            tasks: string[];
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  deleteEvaluationRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The run id, as the create answered it. */
+        runID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  cancelEvaluationRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The run id, as the create answered it. */
+        runID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The agent endpoint; null in replay mode. */
+            agent_url: string | null;
+            /** @description Attempts of each task (K). */
+            attempts: number;
+            /** @description A cancel was asked for. */
+            cancelled: boolean;
+            /**
+             * Format: date-time
+             * @description When it completed or was cancelled.
+             */
+            completed_at: string | null;
+            /** @description The bound asked for; null: the capacity’s. */
+            concurrency: number | null;
+            /** @description The attempts by outcome. */
+            counts: {
+              /** @description Stopped by a cancel, or never started because the run was cancelled. */
+              cancelled: number;
+              /** @description Could not be graded (setup failed, the agent could not be reached, …). */
+              errored: number;
+              /** @description Graded below it. */
+              failed: number;
+              /** @description Graded with a reward at or above the pass threshold. */
+              passed: number;
+              /** @description Not started yet (no capacity yet, or waiting their turn). */
+              queued: number;
+              /** @description Started, not finished. */
+              running: number;
+              /** @description N × K. */
+              total: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
+            created_at: string | null;
+            /** @description The run id (`ev-` and 16 hex digits). */
+            id: string;
+            /** @description What the run is waiting for, or how it ended, for people. */
+            message: string | null;
+            /**
+             * @description `agent` or `replay`.
+             * @enum {unknown}
+             */
+            mode: 'agent' | 'replay';
+            /** @description A reward at or above this passes. */
+            pass_threshold: number;
+            /** @description The reservation whose Macs run the attempts. */
+            reservation_id: string;
+            /**
+             * Format: date-time
+             * @description When its first attempt was created.
+             */
+            started_at: string | null;
+            /**
+             * @description `pending`, `running`, `completed` (every attempt ended) or `cancelled`.
+             * @enum {unknown}
+             */
+            status: 'pending' | 'running' | 'completed' | 'cancelled';
+            /** @description The tasks run, by id, in order. */
+            tasks: string[];
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  getEvaluationRunResults: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The run id, as the create answered it. */
+        runID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Pass rates by category (`(none)` for tasks without one). */
+            by_category: {
+              [key: string]: {
+                /** @description Attempts in the group. */
+                attempts: number;
+                /** @description Ended without a grade. */
+                errored: number;
+                /** @description Passed + failed. */
+                graded: number;
+                /** @description Mean reward of the graded; null before any. */
+                mean_reward: number | null;
+                /** @description Passed of those that ended (passed, failed, errored); null before any. */
+                pass_rate: number | null;
+                /** @description Graded at or above the pass threshold. */
+                passed: number;
+              };
+            };
+            /** @description Pass rates by task id. */
+            by_task: {
+              [key: string]: {
+                /** @description Attempts in the group. */
+                attempts: number;
+                /** @description Ended without a grade. */
+                errored: number;
+                /** @description Passed + failed. */
+                graded: number;
+                /** @description Mean reward of the graded; null before any. */
+                mean_reward: number | null;
+                /** @description Passed of those that ended (passed, failed, errored); null before any. */
+                pass_rate: number | null;
+                /** @description Graded at or above the pass threshold. */
+                passed: number;
+              };
+            };
+            /** @description Pass rate of a group of attempts. */
+            overall: {
+              /** @description Attempts in the group. */
+              attempts: number;
+              /** @description Ended without a grade. */
+              errored: number;
+              /** @description Passed + failed. */
+              graded: number;
+              /** @description Mean reward of the graded; null before any. */
+              mean_reward: number | null;
+              /** @description Passed of those that ended (passed, failed, errored); null before any. */
+              pass_rate: number | null;
+              /** @description Graded at or above the pass threshold. */
+              passed: number;
+            };
+            /** @description One per (task, attempt), in task order. */
+            rows: {
+              /** @description Which attempt of the task (1 to K). */
+              attempt: number;
+              /** @description The attempt; null until it is created. */
+              attempt_id: string | null;
+              /** @description Its category; null when none. */
+              category: string | null;
+              /** @description From its sandbox running to its end, in seconds. */
+              duration_s: number | null;
+              /**
+               * Format: date-time
+               * @description When it ended.
+               */
+              finished_at: string | null;
+              /** @description Why it passed, failed or errored, or what it waits for. */
+              message: string | null;
+              /**
+               * @description What it came to (`queued`: not started yet).
+               * @enum {unknown}
+               */
+              outcome: 'queued' | 'running' | 'passed' | 'failed' | 'errored' | 'cancelled';
+              /** @description The attempt’s phase (`waiting`, `starting`, `setup`, `acting`, `grading`, …). */
+              phase: string | null;
+              /** @description The grader’s reward; null until graded. */
+              reward: number | null;
+              /** @description The sandbox it ran in (deleted once it ended). */
+              sandbox_id: string | null;
+              /**
+               * Format: date-time
+               * @description When its sandbox was written.
+               */
+              started_at: string | null;
+              /** @description The task attempted. */
+              task: string;
+              /** @description The task holding its trajectory and recording (`/v1/me/tasks/{id}/…`). */
+              trajectory_id: string | null;
+            }[];
+            /** @description The run, with live counts. */
+            run: {
+              /** @description The agent endpoint; null in replay mode. */
+              agent_url: string | null;
+              /** @description Attempts of each task (K). */
+              attempts: number;
+              /** @description A cancel was asked for. */
+              cancelled: boolean;
+              /**
+               * Format: date-time
+               * @description When it completed or was cancelled.
+               */
+              completed_at: string | null;
+              /** @description The bound asked for; null: the capacity’s. */
+              concurrency: number | null;
+              /** @description The attempts by outcome. */
+              counts: {
+                /** @description Stopped by a cancel, or never started because the run was cancelled. */
+                cancelled: number;
+                /** @description Could not be graded (setup failed, the agent could not be reached, …). */
+                errored: number;
+                /** @description Graded below it. */
+                failed: number;
+                /** @description Graded with a reward at or above the pass threshold. */
+                passed: number;
+                /** @description Not started yet (no capacity yet, or waiting their turn). */
+                queued: number;
+                /** @description Started, not finished. */
+                running: number;
+                /** @description N × K. */
+                total: number;
+              };
+              /**
+               * Format: date-time
+               * @description When it was created.
+               */
+              created_at: string | null;
+              /** @description The run id (`ev-` and 16 hex digits). */
+              id: string;
+              /** @description What the run is waiting for, or how it ended, for people. */
+              message: string | null;
+              /**
+               * @description `agent` or `replay`.
+               * @enum {unknown}
+               */
+              mode: 'agent' | 'replay';
+              /** @description A reward at or above this passes. */
+              pass_threshold: number;
+              /** @description The reservation whose Macs run the attempts. */
+              reservation_id: string;
+              /**
+               * Format: date-time
+               * @description When its first attempt was created.
+               */
+              started_at: string | null;
+              /**
+               * @description `pending`, `running`, `completed` (every attempt ended) or `cancelled`.
+               * @enum {unknown}
+               */
+              status: 'pending' | 'running' | 'completed' | 'cancelled';
+              /** @description The tasks run, by id, in order. */
+              tasks: string[];
+            };
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  getEvaluationRunResultsCsv: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The run id, as the create answered it. */
+        runID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description CSV. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
   listMyKeys: {
     parameters: {
       query?: never;
@@ -1694,12 +2820,16 @@ export interface operations {
                         exit_code?: number | null;
                         /** @description Compare the stdout and stderr expectations ignoring case. */
                         ignore_case?: boolean;
-                        /** @description Standard error contains this. */
-                        stderr_contains?: string;
-                        /** @description Standard output contains this. */
-                        stdout_contains?: string;
+                        /** @description Standard error contains this (an array: every one of these). */
+                        stderr_contains?: string | string[];
+                        /** @description Standard error contains none of these. */
+                        stderr_excludes?: string[];
+                        /** @description Standard output contains this (an array: every one of these). */
+                        stdout_contains?: string | string[];
                         /** @description Standard output, without its trailing newlines, is exactly this. */
                         stdout_equals?: string;
+                        /** @description Standard output contains none of these. */
+                        stdout_excludes?: string[];
                         /** @description Standard output matches this regular expression (RE2 syntax). */
                         stdout_matches?: string;
                       };
@@ -1752,10 +2882,12 @@ export interface operations {
                       weight?: number;
                     }
                   | {
-                      /** @description Its content contains this. */
-                      contains?: string;
+                      /** @description Its content contains this (an array: every one of these). */
+                      contains?: string | string[];
                       /** @description Its content, without trailing newlines, is exactly this. */
                       equals?: string;
+                      /** @description Its content contains none of these. */
+                      excludes?: string[];
                       /** @description The file exists (default true); `false`: pass when it does not. */
                       exists?: boolean;
                       /** @description Compare `equals`, `contains` and `matches` ignoring case. */
@@ -1786,6 +2918,8 @@ export interface operations {
                  * @enum {unknown}
                  */
                 combine?: 'all' | 'any' | 'weighted';
+                /** @description Wait this long before the checks, within the grading’s deadline (macOSWorld’s `before_grading_delay_seconds`). */
+                delay_s?: number;
               };
           /** @description The task id; default `tk-<12 hex>`. Not `replays`. */
           id?: string;
@@ -1877,18 +3011,24 @@ export interface operations {
                 attempts?: number;
                 /** @description A shell command line, or argv (program and arguments). */
                 command: string | string[];
+                /** @description When `expect` still does not hold after the attempts, report it and go on with the next step instead of failing the setup (macOSWorld’s `pre_command` without `force_error_free_prep`). */
+                continue_on_failure?: boolean;
                 /** @description What the command must do; by default, exit 0. */
                 expect?: {
                   /** @description The exit code the command must end with (default 0); `null` accepts any. */
                   exit_code?: number | null;
                   /** @description Compare the stdout and stderr expectations ignoring case. */
                   ignore_case?: boolean;
-                  /** @description Standard error contains this. */
-                  stderr_contains?: string;
-                  /** @description Standard output contains this. */
-                  stdout_contains?: string;
+                  /** @description Standard error contains this (an array: every one of these). */
+                  stderr_contains?: string | string[];
+                  /** @description Standard error contains none of these. */
+                  stderr_excludes?: string[];
+                  /** @description Standard output contains this (an array: every one of these). */
+                  stdout_contains?: string | string[];
                   /** @description Standard output, without its trailing newlines, is exactly this. */
                   stdout_equals?: string;
+                  /** @description Standard output contains none of these. */
+                  stdout_excludes?: string[];
                   /** @description Standard output matches this regular expression (RE2 syntax). */
                   stdout_matches?: string;
                 };
@@ -1951,12 +3091,16 @@ export interface operations {
                               exit_code?: number | null;
                               /** @description Compare the stdout and stderr expectations ignoring case. */
                               ignore_case?: boolean;
-                              /** @description Standard error contains this. */
-                              stderr_contains?: string;
-                              /** @description Standard output contains this. */
-                              stdout_contains?: string;
+                              /** @description Standard error contains this (an array: every one of these). */
+                              stderr_contains?: string | string[];
+                              /** @description Standard error contains none of these. */
+                              stderr_excludes?: string[];
+                              /** @description Standard output contains this (an array: every one of these). */
+                              stdout_contains?: string | string[];
                               /** @description Standard output, without its trailing newlines, is exactly this. */
                               stdout_equals?: string;
+                              /** @description Standard output contains none of these. */
+                              stdout_excludes?: string[];
                               /** @description Standard output matches this regular expression (RE2 syntax). */
                               stdout_matches?: string;
                             };
@@ -2009,10 +3153,12 @@ export interface operations {
                             weight?: number;
                           }
                         | {
-                            /** @description Its content contains this. */
-                            contains?: string;
+                            /** @description Its content contains this (an array: every one of these). */
+                            contains?: string | string[];
                             /** @description Its content, without trailing newlines, is exactly this. */
                             equals?: string;
+                            /** @description Its content contains none of these. */
+                            excludes?: string[];
                             /** @description The file exists (default true); `false`: pass when it does not. */
                             exists?: boolean;
                             /** @description Compare `equals`, `contains` and `matches` ignoring case. */
@@ -2043,6 +3189,8 @@ export interface operations {
                        * @enum {unknown}
                        */
                       combine?: 'all' | 'any' | 'weighted';
+                      /** @description Wait this long before the checks, within the grading’s deadline (macOSWorld’s `before_grading_delay_seconds`). */
+                      delay_s?: number;
                     }
                 )
               | null;
@@ -2145,18 +3293,24 @@ export interface operations {
                       attempts?: number;
                       /** @description A shell command line, or argv (program and arguments). */
                       command: string | string[];
+                      /** @description When `expect` still does not hold after the attempts, report it and go on with the next step instead of failing the setup (macOSWorld’s `pre_command` without `force_error_free_prep`). */
+                      continue_on_failure?: boolean;
                       /** @description What the command must do; by default, exit 0. */
                       expect?: {
                         /** @description The exit code the command must end with (default 0); `null` accepts any. */
                         exit_code?: number | null;
                         /** @description Compare the stdout and stderr expectations ignoring case. */
                         ignore_case?: boolean;
-                        /** @description Standard error contains this. */
-                        stderr_contains?: string;
-                        /** @description Standard output contains this. */
-                        stdout_contains?: string;
+                        /** @description Standard error contains this (an array: every one of these). */
+                        stderr_contains?: string | string[];
+                        /** @description Standard error contains none of these. */
+                        stderr_excludes?: string[];
+                        /** @description Standard output contains this (an array: every one of these). */
+                        stdout_contains?: string | string[];
                         /** @description Standard output, without its trailing newlines, is exactly this. */
                         stdout_equals?: string;
+                        /** @description Standard output contains none of these. */
+                        stdout_excludes?: string[];
                         /** @description Standard output matches this regular expression (RE2 syntax). */
                         stdout_matches?: string;
                       };
@@ -2304,12 +3458,16 @@ export interface operations {
                               exit_code?: number | null;
                               /** @description Compare the stdout and stderr expectations ignoring case. */
                               ignore_case?: boolean;
-                              /** @description Standard error contains this. */
-                              stderr_contains?: string;
-                              /** @description Standard output contains this. */
-                              stdout_contains?: string;
+                              /** @description Standard error contains this (an array: every one of these). */
+                              stderr_contains?: string | string[];
+                              /** @description Standard error contains none of these. */
+                              stderr_excludes?: string[];
+                              /** @description Standard output contains this (an array: every one of these). */
+                              stdout_contains?: string | string[];
                               /** @description Standard output, without its trailing newlines, is exactly this. */
                               stdout_equals?: string;
+                              /** @description Standard output contains none of these. */
+                              stdout_excludes?: string[];
                               /** @description Standard output matches this regular expression (RE2 syntax). */
                               stdout_matches?: string;
                             };
@@ -2362,10 +3520,12 @@ export interface operations {
                             weight?: number;
                           }
                         | {
-                            /** @description Its content contains this. */
-                            contains?: string;
+                            /** @description Its content contains this (an array: every one of these). */
+                            contains?: string | string[];
                             /** @description Its content, without trailing newlines, is exactly this. */
                             equals?: string;
+                            /** @description Its content contains none of these. */
+                            excludes?: string[];
                             /** @description The file exists (default true); `false`: pass when it does not. */
                             exists?: boolean;
                             /** @description Compare `equals`, `contains` and `matches` ignoring case. */
@@ -2396,6 +3556,8 @@ export interface operations {
                        * @enum {unknown}
                        */
                       combine?: 'all' | 'any' | 'weighted';
+                      /** @description Wait this long before the checks, within the grading’s deadline (macOSWorld’s `before_grading_delay_seconds`). */
+                      delay_s?: number;
                     }
                 )
               | null;
@@ -2498,18 +3660,24 @@ export interface operations {
                       attempts?: number;
                       /** @description A shell command line, or argv (program and arguments). */
                       command: string | string[];
+                      /** @description When `expect` still does not hold after the attempts, report it and go on with the next step instead of failing the setup (macOSWorld’s `pre_command` without `force_error_free_prep`). */
+                      continue_on_failure?: boolean;
                       /** @description What the command must do; by default, exit 0. */
                       expect?: {
                         /** @description The exit code the command must end with (default 0); `null` accepts any. */
                         exit_code?: number | null;
                         /** @description Compare the stdout and stderr expectations ignoring case. */
                         ignore_case?: boolean;
-                        /** @description Standard error contains this. */
-                        stderr_contains?: string;
-                        /** @description Standard output contains this. */
-                        stdout_contains?: string;
+                        /** @description Standard error contains this (an array: every one of these). */
+                        stderr_contains?: string | string[];
+                        /** @description Standard error contains none of these. */
+                        stderr_excludes?: string[];
+                        /** @description Standard output contains this (an array: every one of these). */
+                        stdout_contains?: string | string[];
                         /** @description Standard output, without its trailing newlines, is exactly this. */
                         stdout_equals?: string;
+                        /** @description Standard output contains none of these. */
+                        stdout_excludes?: string[];
                         /** @description Standard output matches this regular expression (RE2 syntax). */
                         stdout_matches?: string;
                       };
@@ -2709,12 +3877,16 @@ export interface operations {
                             exit_code?: number | null;
                             /** @description Compare the stdout and stderr expectations ignoring case. */
                             ignore_case?: boolean;
-                            /** @description Standard error contains this. */
-                            stderr_contains?: string;
-                            /** @description Standard output contains this. */
-                            stdout_contains?: string;
+                            /** @description Standard error contains this (an array: every one of these). */
+                            stderr_contains?: string | string[];
+                            /** @description Standard error contains none of these. */
+                            stderr_excludes?: string[];
+                            /** @description Standard output contains this (an array: every one of these). */
+                            stdout_contains?: string | string[];
                             /** @description Standard output, without its trailing newlines, is exactly this. */
                             stdout_equals?: string;
+                            /** @description Standard output contains none of these. */
+                            stdout_excludes?: string[];
                             /** @description Standard output matches this regular expression (RE2 syntax). */
                             stdout_matches?: string;
                           };
@@ -2767,10 +3939,12 @@ export interface operations {
                           weight?: number;
                         }
                       | {
-                          /** @description Its content contains this. */
-                          contains?: string;
+                          /** @description Its content contains this (an array: every one of these). */
+                          contains?: string | string[];
                           /** @description Its content, without trailing newlines, is exactly this. */
                           equals?: string;
+                          /** @description Its content contains none of these. */
+                          excludes?: string[];
                           /** @description The file exists (default true); `false`: pass when it does not. */
                           exists?: boolean;
                           /** @description Compare `equals`, `contains` and `matches` ignoring case. */
@@ -2801,6 +3975,8 @@ export interface operations {
                      * @enum {unknown}
                      */
                     combine?: 'all' | 'any' | 'weighted';
+                    /** @description Wait this long before the checks, within the grading’s deadline (macOSWorld’s `before_grading_delay_seconds`). */
+                    delay_s?: number;
                   }
               )
             | null;
@@ -2893,18 +4069,24 @@ export interface operations {
                     attempts?: number;
                     /** @description A shell command line, or argv (program and arguments). */
                     command: string | string[];
+                    /** @description When `expect` still does not hold after the attempts, report it and go on with the next step instead of failing the setup (macOSWorld’s `pre_command` without `force_error_free_prep`). */
+                    continue_on_failure?: boolean;
                     /** @description What the command must do; by default, exit 0. */
                     expect?: {
                       /** @description The exit code the command must end with (default 0); `null` accepts any. */
                       exit_code?: number | null;
                       /** @description Compare the stdout and stderr expectations ignoring case. */
                       ignore_case?: boolean;
-                      /** @description Standard error contains this. */
-                      stderr_contains?: string;
-                      /** @description Standard output contains this. */
-                      stdout_contains?: string;
+                      /** @description Standard error contains this (an array: every one of these). */
+                      stderr_contains?: string | string[];
+                      /** @description Standard error contains none of these. */
+                      stderr_excludes?: string[];
+                      /** @description Standard output contains this (an array: every one of these). */
+                      stdout_contains?: string | string[];
                       /** @description Standard output, without its trailing newlines, is exactly this. */
                       stdout_equals?: string;
+                      /** @description Standard output contains none of these. */
+                      stdout_excludes?: string[];
                       /** @description Standard output matches this regular expression (RE2 syntax). */
                       stdout_matches?: string;
                     };
@@ -2966,12 +4148,16 @@ export interface operations {
                               exit_code?: number | null;
                               /** @description Compare the stdout and stderr expectations ignoring case. */
                               ignore_case?: boolean;
-                              /** @description Standard error contains this. */
-                              stderr_contains?: string;
-                              /** @description Standard output contains this. */
-                              stdout_contains?: string;
+                              /** @description Standard error contains this (an array: every one of these). */
+                              stderr_contains?: string | string[];
+                              /** @description Standard error contains none of these. */
+                              stderr_excludes?: string[];
+                              /** @description Standard output contains this (an array: every one of these). */
+                              stdout_contains?: string | string[];
                               /** @description Standard output, without its trailing newlines, is exactly this. */
                               stdout_equals?: string;
+                              /** @description Standard output contains none of these. */
+                              stdout_excludes?: string[];
                               /** @description Standard output matches this regular expression (RE2 syntax). */
                               stdout_matches?: string;
                             };
@@ -3024,10 +4210,12 @@ export interface operations {
                             weight?: number;
                           }
                         | {
-                            /** @description Its content contains this. */
-                            contains?: string;
+                            /** @description Its content contains this (an array: every one of these). */
+                            contains?: string | string[];
                             /** @description Its content, without trailing newlines, is exactly this. */
                             equals?: string;
+                            /** @description Its content contains none of these. */
+                            excludes?: string[];
                             /** @description The file exists (default true); `false`: pass when it does not. */
                             exists?: boolean;
                             /** @description Compare `equals`, `contains` and `matches` ignoring case. */
@@ -3058,6 +4246,8 @@ export interface operations {
                        * @enum {unknown}
                        */
                       combine?: 'all' | 'any' | 'weighted';
+                      /** @description Wait this long before the checks, within the grading’s deadline (macOSWorld’s `before_grading_delay_seconds`). */
+                      delay_s?: number;
                     }
                 )
               | null;
@@ -3160,18 +4350,24 @@ export interface operations {
                       attempts?: number;
                       /** @description A shell command line, or argv (program and arguments). */
                       command: string | string[];
+                      /** @description When `expect` still does not hold after the attempts, report it and go on with the next step instead of failing the setup (macOSWorld’s `pre_command` without `force_error_free_prep`). */
+                      continue_on_failure?: boolean;
                       /** @description What the command must do; by default, exit 0. */
                       expect?: {
                         /** @description The exit code the command must end with (default 0); `null` accepts any. */
                         exit_code?: number | null;
                         /** @description Compare the stdout and stderr expectations ignoring case. */
                         ignore_case?: boolean;
-                        /** @description Standard error contains this. */
-                        stderr_contains?: string;
-                        /** @description Standard output contains this. */
-                        stdout_contains?: string;
+                        /** @description Standard error contains this (an array: every one of these). */
+                        stderr_contains?: string | string[];
+                        /** @description Standard error contains none of these. */
+                        stderr_excludes?: string[];
+                        /** @description Standard output contains this (an array: every one of these). */
+                        stdout_contains?: string | string[];
                         /** @description Standard output, without its trailing newlines, is exactly this. */
                         stdout_equals?: string;
+                        /** @description Standard output contains none of these. */
+                        stdout_excludes?: string[];
                         /** @description Standard output matches this regular expression (RE2 syntax). */
                         stdout_matches?: string;
                       };
@@ -3341,6 +4537,99 @@ export interface operations {
       };
       /** @description Every error response. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  exportTaskHarbor: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A task name (^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A gzipped tar of the task directory, entries at its root. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/gzip': string;
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -3913,6 +5202,679 @@ export interface operations {
       };
       /** @description Every error response. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  importTask: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description At most 255 bytes. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A grouping for people; default OSWorld's `snapshot` (its domain). macOSWorld's is its folder. */
+          category?: string;
+          /** @description Answer the mapping (200) without creating the task. */
+          dry_run?: boolean;
+          /**
+           * @description The benchmark the task file comes from.
+           * @enum {unknown}
+           */
+          format: 'osworld' | 'macosworld';
+          /** @description The task id; default the file's id (macOSWorld: `-<language>` added but for `en`). */
+          id?: string;
+          /** @description How the file is read (its language, placeholders, partial credit). */
+          options?: {
+            /** @description OSWorld: `{CLIENT_PASSWORD}` (the VM user's sudo password), stored in the task's commands. */
+            client_password?: string;
+            /** @description macOSWorld: the environment language choosing `pre_command` (default: `language`). */
+            env_language?: string;
+            /** @description macOSWorld: the task language (default `en`). */
+            language?: string;
+            /** @description macOSWorld: grade with every `grading_command` and its score, not only the score-100 ones (the harness default). */
+            partial_credit?: boolean;
+            /** @description OSWorld: `{SCREEN_HEIGHT}` (default 1080). */
+            screen_height?: number;
+            /** @description OSWorld: `{SCREEN_WIDTH}` (default 1920). */
+            screen_width?: number;
+          };
+          /** @description The task file, as JSON. */
+          task: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A grouping for people; null when none. */
+            category: string | null;
+            /** @description Checks combined into a reward in [0, 1]. */
+            grader: {
+              /** @description The checks, evaluated in order (each is reported). */
+              checks: (
+                | {
+                    /** @description A shell command line, or argv (program and arguments). */
+                    command: string | string[];
+                    /** @description What the command must do; by default, exit 0. */
+                    expect?: {
+                      /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                      exit_code?: number | null;
+                      /** @description Compare the stdout and stderr expectations ignoring case. */
+                      ignore_case?: boolean;
+                      /** @description Standard error contains this (an array: every one of these). */
+                      stderr_contains?: string | string[];
+                      /** @description Standard error contains none of these. */
+                      stderr_excludes?: string[];
+                      /** @description Standard output contains this (an array: every one of these). */
+                      stdout_contains?: string | string[];
+                      /** @description Standard output, without its trailing newlines, is exactly this. */
+                      stdout_equals?: string;
+                      /** @description Standard output contains none of these. */
+                      stdout_excludes?: string[];
+                      /** @description Standard output matches this regular expression (RE2 syntax). */
+                      stdout_matches?: string;
+                    };
+                    /** @description A label for people, shown with the check’s result. */
+                    name?: string;
+                    /** @description The reward is the number on the last line of stdout (0 to 1) instead of `score`; `expect` must still hold. */
+                    reward_from_stdout?: boolean;
+                    /** @description The reward the check earns when it passes (default 1). */
+                    score?: number;
+                    /** @description The command's deadline in seconds (default 120; a timeout fails the check). */
+                    timeout_s?: number;
+                    /**
+                     * @description `command`: run a command; its result decides.
+                     * @enum {string}
+                     */
+                    type: 'command';
+                    /** @description Its weight under `weighted` (default 1). */
+                    weight?: number;
+                  }
+                | {
+                    /** @description Pass when no node matches (a window was closed) instead. */
+                    absent?: boolean;
+                    /** @description A node of the window tree. */
+                    match: {
+                      /** @description The node's application (its window class on Linux). */
+                      app?: string;
+                      /** @description The node has (or has not) the keyboard focus. */
+                      focused?: boolean;
+                      /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                      ignore_case?: boolean;
+                      /** @description The node is named exactly this. */
+                      name?: string;
+                      /** @description The node's name contains this. */
+                      name_contains?: string;
+                      /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                      name_matches?: string;
+                      /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                      role?: string;
+                    };
+                    /** @description A label for people, shown with the check’s result. */
+                    name?: string;
+                    /** @description The reward the check earns when it passes (default 1). */
+                    score?: number;
+                    /**
+                     * @description `window`: a node of the window tree.
+                     * @enum {string}
+                     */
+                    type: 'window';
+                    /** @description Its weight under `weighted` (default 1). */
+                    weight?: number;
+                  }
+                | {
+                    /** @description Its content contains this (an array: every one of these). */
+                    contains?: string | string[];
+                    /** @description Its content, without trailing newlines, is exactly this. */
+                    equals?: string;
+                    /** @description Its content contains none of these. */
+                    excludes?: string[];
+                    /** @description The file exists (default true); `false`: pass when it does not. */
+                    exists?: boolean;
+                    /** @description Compare `equals`, `contains` and `matches` ignoring case. */
+                    ignore_case?: boolean;
+                    /** @description The value `json_path` selects equals this JSON value. */
+                    json_equals?: unknown;
+                    /** @description The content is JSON and this JSONPath (`$.a.b[0]`) selects a value (the first, if several). */
+                    json_path?: string;
+                    /** @description Its content matches this regular expression (RE2 syntax). */
+                    matches?: string;
+                    /** @description A label for people, shown with the check’s result. */
+                    name?: string;
+                    /** @description The file (relative paths are in the VM user's home). */
+                    path: string;
+                    /** @description The reward the check earns when it passes (default 1). */
+                    score?: number;
+                    /**
+                     * @description `file`: a file in the VM.
+                     * @enum {string}
+                     */
+                    type: 'file';
+                    /** @description Its weight under `weighted` (default 1). */
+                    weight?: number;
+                  }
+              )[];
+              /**
+               * @description `all` (default): the smallest reward; `any`: the largest; `weighted`: the mean weighted by `weight`.
+               * @enum {unknown}
+               */
+              combine?: 'all' | 'any' | 'weighted';
+              /** @description Wait this long before the checks, within the grading’s deadline (macOSWorld’s `before_grading_delay_seconds`). */
+              delay_s?: number;
+            };
+            /** @description The task id it would get. */
+            id: string;
+            /** @description What the agent is asked to do. */
+            instruction: string;
+            /** @description Setup steps, run in order; the first that fails stops the setup. */
+            setup: (
+              | {
+                  /** @description An uploaded blob of the account (`POST /v1/blobs`), by its id. */
+                  blob?: string;
+                  /** @description Make the file executable (`chmod +x`). */
+                  executable?: boolean;
+                  /** @description Where to write it in the VM (relative paths are in the VM user's home); parents are created. */
+                  path: string;
+                  /** @description The SHA-256 the bytes must have (the file is removed and the step fails otherwise). */
+                  sha256?: string;
+                  /** @description The step's deadline in seconds (default 600); the whole setup's deadline bounds it too. */
+                  timeout_s?: number;
+                  /**
+                   * @description `download`: put a URL or an uploaded blob into the VM.
+                   * @enum {string}
+                   */
+                  type: 'download';
+                  /** @description An `http` or `https` URL, fetched by the control plane (not the VM) and streamed in. */
+                  url?: string;
+                }
+              | {
+                  /** @description A shell command line, or argv (program and arguments). */
+                  command: string | string[];
+                  /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                  timeout_s?: number;
+                  /**
+                   * @description `launch`: start an app in the desktop session and wait for its window.
+                   * @enum {string}
+                   */
+                  type: 'launch';
+                  /** @description The window to wait for; default: any new top-level window. `false` returns once started. */
+                  wait_for?:
+                    | {
+                        /** @description The node's application (its window class on Linux). */
+                        app?: string;
+                        /** @description The node has (or has not) the keyboard focus. */
+                        focused?: boolean;
+                        /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description The node is named exactly this. */
+                        name?: string;
+                        /** @description The node's name contains this. */
+                        name_contains?: string;
+                        /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                        name_matches?: string;
+                        /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                        role?: string;
+                      }
+                    | false;
+                }
+              | {
+                  /** @description The file (relative paths are in the VM user's home), or a URL. */
+                  path: string;
+                  /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                  timeout_s?: number;
+                  /**
+                   * @description `open`: open a file with its default app (`xdg-open` on Linux, `open` on macOS).
+                   * @enum {string}
+                   */
+                  type: 'open';
+                  /** @description The window to wait for; default: a window whose name contains the file's name. `false` does not wait. */
+                  wait_for?:
+                    | {
+                        /** @description The node's application (its window class on Linux). */
+                        app?: string;
+                        /** @description The node has (or has not) the keyboard focus. */
+                        focused?: boolean;
+                        /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description The node is named exactly this. */
+                        name?: string;
+                        /** @description The node's name contains this. */
+                        name_contains?: string;
+                        /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                        name_matches?: string;
+                        /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                        role?: string;
+                      }
+                    | false;
+                }
+              | {
+                  /** @description Run it again until `expect` holds, at most this many times (default 1), within the deadline. */
+                  attempts?: number;
+                  /** @description A shell command line, or argv (program and arguments). */
+                  command: string | string[];
+                  /** @description When `expect` still does not hold after the attempts, report it and go on with the next step instead of failing the setup (macOSWorld’s `pre_command` without `force_error_free_prep`). */
+                  continue_on_failure?: boolean;
+                  /** @description What the command must do; by default, exit 0. */
+                  expect?: {
+                    /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                    exit_code?: number | null;
+                    /** @description Compare the stdout and stderr expectations ignoring case. */
+                    ignore_case?: boolean;
+                    /** @description Standard error contains this (an array: every one of these). */
+                    stderr_contains?: string | string[];
+                    /** @description Standard error contains none of these. */
+                    stderr_excludes?: string[];
+                    /** @description Standard output contains this (an array: every one of these). */
+                    stdout_contains?: string | string[];
+                    /** @description Standard output, without its trailing newlines, is exactly this. */
+                    stdout_equals?: string;
+                    /** @description Standard output contains none of these. */
+                    stdout_excludes?: string[];
+                    /** @description Standard output matches this regular expression (RE2 syntax). */
+                    stdout_matches?: string;
+                  };
+                  /** @description Pause between attempts (default 500). */
+                  interval_ms?: number;
+                  /** @description The step's deadline in seconds (default 120); the whole setup's deadline bounds it too. */
+                  timeout_s?: number;
+                  /**
+                   * @description `command`: run a command and check its result.
+                   * @enum {string}
+                   */
+                  type: 'command';
+                }
+              | {
+                  /** @description How long. */
+                  seconds: number;
+                  /**
+                   * @description `sleep`: wait.
+                   * @enum {string}
+                   */
+                  type: 'sleep';
+                }
+            )[];
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Application state captured at save, for graders. */
+            app_state: {
+              [key: string]: unknown;
+            } | null;
+            /** @description A grouping for people (e.g. `browser`, `office`); null when none. */
+            category: string | null;
+            /** @description When the task was created. */
+            created_at: string | null;
+            /** @description A shell script whose exit code 0 means success (reward 1), or a grader of checks (docs/evaluation.md). */
+            grader:
+              | (
+                  | string
+                  | {
+                      /** @description The checks, evaluated in order (each is reported). */
+                      checks: (
+                        | {
+                            /** @description A shell command line, or argv (program and arguments). */
+                            command: string | string[];
+                            /** @description What the command must do; by default, exit 0. */
+                            expect?: {
+                              /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                              exit_code?: number | null;
+                              /** @description Compare the stdout and stderr expectations ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description Standard error contains this (an array: every one of these). */
+                              stderr_contains?: string | string[];
+                              /** @description Standard error contains none of these. */
+                              stderr_excludes?: string[];
+                              /** @description Standard output contains this (an array: every one of these). */
+                              stdout_contains?: string | string[];
+                              /** @description Standard output, without its trailing newlines, is exactly this. */
+                              stdout_equals?: string;
+                              /** @description Standard output contains none of these. */
+                              stdout_excludes?: string[];
+                              /** @description Standard output matches this regular expression (RE2 syntax). */
+                              stdout_matches?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward is the number on the last line of stdout (0 to 1) instead of `score`; `expect` must still hold. */
+                            reward_from_stdout?: boolean;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /** @description The command's deadline in seconds (default 120; a timeout fails the check). */
+                            timeout_s?: number;
+                            /**
+                             * @description `command`: run a command; its result decides.
+                             * @enum {string}
+                             */
+                            type: 'command';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Pass when no node matches (a window was closed) instead. */
+                            absent?: boolean;
+                            /** @description A node of the window tree. */
+                            match: {
+                              /** @description The node's application (its window class on Linux). */
+                              app?: string;
+                              /** @description The node has (or has not) the keyboard focus. */
+                              focused?: boolean;
+                              /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                              ignore_case?: boolean;
+                              /** @description The node is named exactly this. */
+                              name?: string;
+                              /** @description The node's name contains this. */
+                              name_contains?: string;
+                              /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                              name_matches?: string;
+                              /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                              role?: string;
+                            };
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `window`: a node of the window tree.
+                             * @enum {string}
+                             */
+                            type: 'window';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                        | {
+                            /** @description Its content contains this (an array: every one of these). */
+                            contains?: string | string[];
+                            /** @description Its content, without trailing newlines, is exactly this. */
+                            equals?: string;
+                            /** @description Its content contains none of these. */
+                            excludes?: string[];
+                            /** @description The file exists (default true); `false`: pass when it does not. */
+                            exists?: boolean;
+                            /** @description Compare `equals`, `contains` and `matches` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The value `json_path` selects equals this JSON value. */
+                            json_equals?: unknown;
+                            /** @description The content is JSON and this JSONPath (`$.a.b[0]`) selects a value (the first, if several). */
+                            json_path?: string;
+                            /** @description Its content matches this regular expression (RE2 syntax). */
+                            matches?: string;
+                            /** @description A label for people, shown with the check’s result. */
+                            name?: string;
+                            /** @description The file (relative paths are in the VM user's home). */
+                            path: string;
+                            /** @description The reward the check earns when it passes (default 1). */
+                            score?: number;
+                            /**
+                             * @description `file`: a file in the VM.
+                             * @enum {string}
+                             */
+                            type: 'file';
+                            /** @description Its weight under `weighted` (default 1). */
+                            weight?: number;
+                          }
+                      )[];
+                      /**
+                       * @description `all` (default): the smallest reward; `any`: the largest; `weighted`: the mean weighted by `weight`.
+                       * @enum {unknown}
+                       */
+                      combine?: 'all' | 'any' | 'weighted';
+                      /** @description Wait this long before the checks, within the grading’s deadline (macOSWorld’s `before_grading_delay_seconds`). */
+                      delay_s?: number;
+                    }
+                )
+              | null;
+            /** @description The task has a grader (a replay reports a reward). */
+            has_grader: boolean;
+            /** @description The screen recording (MP4) of the session is finalized. */
+            has_recording: boolean;
+            /** @description The task id (the Task resource's name). */
+            id: string;
+            /** @description What the demonstrator was asked to do. */
+            instruction: string;
+            /** @description `recording`, `saved`, `finalizing` (recording being closed), `ready` or `failed`; null before any. */
+            phase: string | null;
+            /** @description Where to download the MP4 recording; null until finalized. */
+            recording_url: string | null;
+            /** @description Setup steps run after the setup script (docs/evaluation.md); null when none. */
+            setup:
+              | (
+                  | {
+                      /** @description An uploaded blob of the account (`POST /v1/blobs`), by its id. */
+                      blob?: string;
+                      /** @description Make the file executable (`chmod +x`). */
+                      executable?: boolean;
+                      /** @description Where to write it in the VM (relative paths are in the VM user's home); parents are created. */
+                      path: string;
+                      /** @description The SHA-256 the bytes must have (the file is removed and the step fails otherwise). */
+                      sha256?: string;
+                      /** @description The step's deadline in seconds (default 600); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `download`: put a URL or an uploaded blob into the VM.
+                       * @enum {string}
+                       */
+                      type: 'download';
+                      /** @description An `http` or `https` URL, fetched by the control plane (not the VM) and streamed in. */
+                      url?: string;
+                    }
+                  | {
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `launch`: start an app in the desktop session and wait for its window.
+                       * @enum {string}
+                       */
+                      type: 'launch';
+                      /** @description The window to wait for; default: any new top-level window. `false` returns once started. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description The file (relative paths are in the VM user's home), or a URL. */
+                      path: string;
+                      /** @description The step's deadline in seconds (default 60); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `open`: open a file with its default app (`xdg-open` on Linux, `open` on macOS).
+                       * @enum {string}
+                       */
+                      type: 'open';
+                      /** @description The window to wait for; default: a window whose name contains the file's name. `false` does not wait. */
+                      wait_for?:
+                        | {
+                            /** @description The node's application (its window class on Linux). */
+                            app?: string;
+                            /** @description The node has (or has not) the keyboard focus. */
+                            focused?: boolean;
+                            /** @description Compare `name`, `name_contains`, `name_matches` and `app` ignoring case. */
+                            ignore_case?: boolean;
+                            /** @description The node is named exactly this. */
+                            name?: string;
+                            /** @description The node's name contains this. */
+                            name_contains?: string;
+                            /** @description The node's name matches this regular expression (RE2 syntax: no backreferences). */
+                            name_matches?: string;
+                            /** @description The node has this role (`window`, `push button`, `terminal`, …). */
+                            role?: string;
+                          }
+                        | false;
+                    }
+                  | {
+                      /** @description Run it again until `expect` holds, at most this many times (default 1), within the deadline. */
+                      attempts?: number;
+                      /** @description A shell command line, or argv (program and arguments). */
+                      command: string | string[];
+                      /** @description When `expect` still does not hold after the attempts, report it and go on with the next step instead of failing the setup (macOSWorld’s `pre_command` without `force_error_free_prep`). */
+                      continue_on_failure?: boolean;
+                      /** @description What the command must do; by default, exit 0. */
+                      expect?: {
+                        /** @description The exit code the command must end with (default 0); `null` accepts any. */
+                        exit_code?: number | null;
+                        /** @description Compare the stdout and stderr expectations ignoring case. */
+                        ignore_case?: boolean;
+                        /** @description Standard error contains this (an array: every one of these). */
+                        stderr_contains?: string | string[];
+                        /** @description Standard error contains none of these. */
+                        stderr_excludes?: string[];
+                        /** @description Standard output contains this (an array: every one of these). */
+                        stdout_contains?: string | string[];
+                        /** @description Standard output, without its trailing newlines, is exactly this. */
+                        stdout_equals?: string;
+                        /** @description Standard output contains none of these. */
+                        stdout_excludes?: string[];
+                        /** @description Standard output matches this regular expression (RE2 syntax). */
+                        stdout_matches?: string;
+                      };
+                      /** @description Pause between attempts (default 500). */
+                      interval_ms?: number;
+                      /** @description The step's deadline in seconds (default 120); the whole setup's deadline bounds it too. */
+                      timeout_s?: number;
+                      /**
+                       * @description `command`: run a command and check its result.
+                       * @enum {string}
+                       */
+                      type: 'command';
+                    }
+                  | {
+                      /** @description How long. */
+                      seconds: number;
+                      /**
+                       * @description `sleep`: wait.
+                       * @enum {string}
+                       */
+                      type: 'sleep';
+                    }
+                )[]
+              | null;
+            /** @description Shell script run before recording and before a replay. */
+            setup_script: string | null;
+            /** @description Recorded actions in the trajectory. */
+            step_count: number;
+            /** @description The recorded actions, in order. */
+            steps: {
+              /** @description The call's arguments as the API received them. */
+              args: {
+                [key: string]: unknown;
+              };
+              /** @description When the action ran (RFC 3339). */
+              at: string;
+              /** @description The tool called: the API operation (e.g. `click`, `type_text`). */
+              function: string;
+              /** @description Position of the step in the trajectory, from 0. */
+              index: number;
+              /** @description Where to download the PNG observed after the step; null if none. */
+              screenshot_url: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -4930,6 +6892,8 @@ export interface operations {
             end_at: string | null;
             /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
+            /** @description The sandbox this one was forked from (POST …/fork); null for any other sandbox. */
+            fork_of: string | null;
             /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
             host: string | null;
             /**
@@ -4939,6 +6903,11 @@ export interface operations {
             last_active: string | null;
             /** @description Memory of the VM, GiB; null until placed. */
             memory_gib: number | null;
+            /**
+             * Format: date-time
+             * @description When the sandbox was paused; null while it runs.
+             */
+            paused_at: string | null;
             /** @description true for a pool sandbox (outside reservations). */
             pool: boolean;
             /** @description The reservation the sandbox runs in; null for a pool sandbox. */
@@ -4948,10 +6917,10 @@ export interface operations {
             /** @description Path of the SSH WebSocket. */
             ssh_url: string;
             /**
-             * @description pending (being placed), booting, running, completing (its reservation or pool lifetime ended), failed, deleting.
+             * @description pending (being placed), booting, running, paused (POST …/pause; its VM frozen), completing (its reservation or pool lifetime ended), failed, deleting.
              * @enum {unknown}
              */
-            state: 'pending' | 'booting' | 'running' | 'completing' | 'failed' | 'deleting';
+            state: 'pending' | 'booting' | 'running' | 'paused' | 'completing' | 'failed' | 'deleting';
             /**
              * @description The platform: `macos`, the only one.
              * @enum {string}
@@ -5083,6 +7052,8 @@ export interface operations {
             end_at: string | null;
             /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
+            /** @description The sandbox this one was forked from (POST …/fork); null for any other sandbox. */
+            fork_of: string | null;
             /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
             host: string | null;
             /** @description Memory of the VM, GiB. */
@@ -5322,6 +7293,8 @@ export interface operations {
             end_at: string | null;
             /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
             ephemeral: boolean;
+            /** @description The sandbox this one was forked from (POST …/fork); null for any other sandbox. */
+            fork_of: string | null;
             /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
             host: string | null;
             /**
@@ -5331,6 +7304,11 @@ export interface operations {
             last_active: string | null;
             /** @description Memory of the VM, GiB; null until placed. */
             memory_gib: number | null;
+            /**
+             * Format: date-time
+             * @description When the sandbox was paused; null while it runs.
+             */
+            paused_at: string | null;
             /** @description true for a pool sandbox (outside reservations). */
             pool: boolean;
             /** @description The reservation the sandbox runs in; null for a pool sandbox. */
@@ -5340,10 +7318,10 @@ export interface operations {
             /** @description Path of the SSH WebSocket. */
             ssh_url: string;
             /**
-             * @description pending (being placed), booting, running, completing (its reservation or pool lifetime ended), failed, deleting.
+             * @description pending (being placed), booting, running, paused (POST …/pause; its VM frozen), completing (its reservation or pool lifetime ended), failed, deleting.
              * @enum {unknown}
              */
-            state: 'pending' | 'booting' | 'running' | 'completing' | 'failed' | 'deleting';
+            state: 'pending' | 'booting' | 'running' | 'paused' | 'completing' | 'failed' | 'deleting';
             /**
              * @description The platform: `macos`, the only one.
              * @enum {string}
@@ -5586,6 +7564,20 @@ export interface operations {
                      * @enum {string}
                      */
                     type: 'hotkey';
+                  }
+                | {
+                    /**
+                     * @description true: then paste it into the focused window (`cmd+v`, which is Control+V on Linux desktops).
+                     * @default false
+                     */
+                    paste?: boolean;
+                    /** @description Text to put on the sandbox's clipboard (PUT …/clipboard also takes images). */
+                    text: string;
+                    /**
+                     * @description The action.
+                     * @enum {string}
+                     */
+                    type: 'set_clipboard';
                   };
               /**
                * @description true: answer with a PNG of the screen after the action; false: with JSON.
@@ -5793,6 +7785,335 @@ export interface operations {
       };
       /** @description Every error response. */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  getClipboard: {
+    parameters: {
+      query?: {
+        /** @description Which representation to answer with when the clipboard offers both (default text; an image copied from a browser often carries text too). */
+        type?: 'text' | 'image';
+      };
+      header?: never;
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description What the sandbox's clipboard holds. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @description The text; at most 1 MiB of UTF-8 (413 `clipboard_too_large` past it). */
+                text: string;
+                /**
+                 * @description Text (UTF-8).
+                 * @enum {string}
+                 */
+                type: 'text';
+              }
+            | {
+                /** @description The PNG's bytes in base64; at most 8 MiB decoded (413 `clipboard_too_large` past it). */
+                data: string;
+                /**
+                 * @description Always image/png.
+                 * @enum {string}
+                 */
+                mime_type: 'image/png';
+                /**
+                 * @description An image.
+                 * @enum {string}
+                 */
+                type: 'image';
+              }
+            | {
+                /**
+                 * @description Nothing is on the clipboard (or nothing text or PNG).
+                 * @enum {string}
+                 */
+                type: 'empty';
+              };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  setClipboard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    /** @description What to put on the clipboard: text, or a PNG image. */
+    requestBody: {
+      content: {
+        'application/json':
+          | {
+              /** @description The text; at most 1 MiB of UTF-8 (413 `clipboard_too_large` past it). */
+              text: string;
+              /**
+               * @description Text (UTF-8).
+               * @enum {string}
+               */
+              type: 'text';
+            }
+          | {
+              /** @description The PNG's bytes in base64; at most 8 MiB decoded (413 `clipboard_too_large` past it). */
+              data: string;
+              /**
+               * @description Always image/png.
+               * @enum {string}
+               */
+              mime_type: 'image/png';
+              /**
+               * @description An image.
+               * @enum {string}
+               */
+              type: 'image';
+            };
+      };
+    };
+    responses: {
+      /** @description No content. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      501: {
         headers: {
           [name: string]: unknown;
         };
@@ -6132,12 +8453,16 @@ export interface operations {
                               exit_code?: number | null;
                               /** @description Compare the stdout and stderr expectations ignoring case. */
                               ignore_case?: boolean;
-                              /** @description Standard error contains this. */
-                              stderr_contains?: string;
-                              /** @description Standard output contains this. */
-                              stdout_contains?: string;
+                              /** @description Standard error contains this (an array: every one of these). */
+                              stderr_contains?: string | string[];
+                              /** @description Standard error contains none of these. */
+                              stderr_excludes?: string[];
+                              /** @description Standard output contains this (an array: every one of these). */
+                              stdout_contains?: string | string[];
                               /** @description Standard output, without its trailing newlines, is exactly this. */
                               stdout_equals?: string;
+                              /** @description Standard output contains none of these. */
+                              stdout_excludes?: string[];
                               /** @description Standard output matches this regular expression (RE2 syntax). */
                               stdout_matches?: string;
                             };
@@ -6190,10 +8515,12 @@ export interface operations {
                             weight?: number;
                           }
                         | {
-                            /** @description Its content contains this. */
-                            contains?: string;
+                            /** @description Its content contains this (an array: every one of these). */
+                            contains?: string | string[];
                             /** @description Its content, without trailing newlines, is exactly this. */
                             equals?: string;
+                            /** @description Its content contains none of these. */
+                            excludes?: string[];
                             /** @description The file exists (default true); `false`: pass when it does not. */
                             exists?: boolean;
                             /** @description Compare `equals`, `contains` and `matches` ignoring case. */
@@ -6224,6 +8551,8 @@ export interface operations {
                        * @enum {unknown}
                        */
                       combine?: 'all' | 'any' | 'weighted';
+                      /** @description Wait this long before the checks, within the grading’s deadline (macOSWorld’s `before_grading_delay_seconds`). */
+                      delay_s?: number;
                     }
                 )
               | null;
@@ -6326,18 +8655,24 @@ export interface operations {
                       attempts?: number;
                       /** @description A shell command line, or argv (program and arguments). */
                       command: string | string[];
+                      /** @description When `expect` still does not hold after the attempts, report it and go on with the next step instead of failing the setup (macOSWorld’s `pre_command` without `force_error_free_prep`). */
+                      continue_on_failure?: boolean;
                       /** @description What the command must do; by default, exit 0. */
                       expect?: {
                         /** @description The exit code the command must end with (default 0); `null` accepts any. */
                         exit_code?: number | null;
                         /** @description Compare the stdout and stderr expectations ignoring case. */
                         ignore_case?: boolean;
-                        /** @description Standard error contains this. */
-                        stderr_contains?: string;
-                        /** @description Standard output contains this. */
-                        stdout_contains?: string;
+                        /** @description Standard error contains this (an array: every one of these). */
+                        stderr_contains?: string | string[];
+                        /** @description Standard error contains none of these. */
+                        stderr_excludes?: string[];
+                        /** @description Standard output contains this (an array: every one of these). */
+                        stdout_contains?: string | string[];
                         /** @description Standard output, without its trailing newlines, is exactly this. */
                         stdout_equals?: string;
+                        /** @description Standard output contains none of these. */
+                        stdout_excludes?: string[];
                         /** @description Standard output matches this regular expression (RE2 syntax). */
                         stdout_matches?: string;
                       };
@@ -7032,6 +9367,116 @@ export interface operations {
       };
     };
   };
+  finishEvaluationAttempt: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description What the agent says, for people. */
+          message?: string;
+          /**
+           * @description `done` (default) or `gave_up`.
+           * @enum {unknown}
+           */
+          outcome?: 'done' | 'gave_up';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The attempt that will be graded. */
+            attempt_id: string;
+            /** @description Always true. */
+            ok: boolean;
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
   execCommand: {
     parameters: {
       query?: never;
@@ -7251,6 +9696,166 @@ export interface operations {
       };
       /** @description Every error response. */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  execStream: {
+    parameters: {
+      query: {
+        /** @description Terminal columns (tty). Default 80. */
+        cols?: number;
+        /** @description The shell command line (as POST …/exec takes it). Repeated, an argv: each word is quoted, as kubectl sends one. */
+        command: string;
+        /** @description Terminal rows (tty). Default 24. */
+        rows?: number;
+        /** @description Keep the command's stdin open for channel-0 frames. Default false: it is closed at once. */
+        stdin?: boolean;
+        /** @description Seconds until the command is killed (exit 124). Default: none (it runs until it exits or the socket closes). */
+        timeout?: number;
+        /** @description Run under a pseudo-terminal (stderr joins stdout). Default false. */
+        tty?: boolean;
+      };
+      header?: never;
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Switching Protocols: binary frames, one channel byte then data (0 stdin, 1 stdout, 2 stderr, 3 status JSON, 4 resize, 255 close); docs/api.md. */
+      101: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      426: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      501: {
         headers: {
           [name: string]: unknown;
         };
@@ -7701,6 +10306,226 @@ export interface operations {
       };
     };
   };
+  forkSandbox: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description At most 255 bytes. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description How many sandboxes to make from the source's disk (1–32, default 1); all fit on the reservation's free capacity or none is made.
+           * @default 1
+           */
+          count?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The new sandboxes, all running, each started from the source's disk (`fork_of` names it). */
+            sandboxes: {
+              /**
+               * @description warm: a waiting VM was claimed; cold: a VM was cloned and booted for this request.
+               * @enum {unknown}
+               */
+              boot: 'warm' | 'cold';
+              /** @description vCPUs of the VM. */
+              cpu: number;
+              /**
+               * Format: date-time
+               * @description When the sandbox was created.
+               */
+              created_at: string;
+              /** @description The egress policy in force on the VM; null until it runs, or when its Mac's driver enforces none. */
+              egress: {
+                /** @description Its rules, normalized (mode `allow`); empty otherwise. */
+                allow: string[];
+                /**
+                 * @description The mode in force.
+                 * @enum {unknown}
+                 */
+                mode: 'none' | 'all' | 'allow';
+              } | null;
+              /**
+               * Format: date-time
+               * @description A pool sandbox is deleted at this time (24 hours after creation); null otherwise.
+               */
+              end_at: string | null;
+              /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
+              ephemeral: boolean;
+              /** @description The sandbox this one was forked from (POST …/fork); null for any other sandbox. */
+              fork_of: string | null;
+              /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
+              host: string | null;
+              /** @description Memory of the VM, GiB. */
+              memory_gib: number;
+              /** @description true for a pool sandbox (outside reservations). */
+              pool: boolean;
+              /** @description The reservation the sandbox runs in; null for a pool sandbox. */
+              reservation_id: string | null;
+              /** @description The sandbox id (`sb-` and 32 hex digits). */
+              sandbox_id: string;
+              /** @description Path of the SSH WebSocket. */
+              ssh_url: string;
+              /**
+               * @description The platform: `macos`, the only one.
+               * @enum {string}
+               */
+              type: 'macos';
+              /** @description The VM's address on its Mac's private network. */
+              vm_ip: string;
+              /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
+              vnc_url: string;
+            }[];
+            /** @description The sandbox forked. */
+            source_id: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
   gradeSandbox: {
     parameters: {
       query?: never;
@@ -7733,12 +10558,16 @@ export interface operations {
                         exit_code?: number | null;
                         /** @description Compare the stdout and stderr expectations ignoring case. */
                         ignore_case?: boolean;
-                        /** @description Standard error contains this. */
-                        stderr_contains?: string;
-                        /** @description Standard output contains this. */
-                        stdout_contains?: string;
+                        /** @description Standard error contains this (an array: every one of these). */
+                        stderr_contains?: string | string[];
+                        /** @description Standard error contains none of these. */
+                        stderr_excludes?: string[];
+                        /** @description Standard output contains this (an array: every one of these). */
+                        stdout_contains?: string | string[];
                         /** @description Standard output, without its trailing newlines, is exactly this. */
                         stdout_equals?: string;
+                        /** @description Standard output contains none of these. */
+                        stdout_excludes?: string[];
                         /** @description Standard output matches this regular expression (RE2 syntax). */
                         stdout_matches?: string;
                       };
@@ -7791,10 +10620,12 @@ export interface operations {
                       weight?: number;
                     }
                   | {
-                      /** @description Its content contains this. */
-                      contains?: string;
+                      /** @description Its content contains this (an array: every one of these). */
+                      contains?: string | string[];
                       /** @description Its content, without trailing newlines, is exactly this. */
                       equals?: string;
+                      /** @description Its content contains none of these. */
+                      excludes?: string[];
                       /** @description The file exists (default true); `false`: pass when it does not. */
                       exists?: boolean;
                       /** @description Compare `equals`, `contains` and `matches` ignoring case. */
@@ -7825,6 +10656,8 @@ export interface operations {
                  * @enum {unknown}
                  */
                 combine?: 'all' | 'any' | 'weighted';
+                /** @description Wait this long before the checks, within the grading’s deadline (macOSWorld’s `before_grading_delay_seconds`). */
+                delay_s?: number;
               };
           /** @description A task of the account (account key): its setup (script, then steps) or its grader. */
           task_id?: string;
@@ -8061,6 +10894,20 @@ export interface operations {
       };
       /** @description Every error response. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -9295,6 +12142,324 @@ export interface operations {
       };
     };
   };
+  pauseSandbox: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description At most 255 bytes. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * @description warm or cold (see the create response); null until placed.
+             * @enum {string|null}
+             */
+            boot: 'warm' | 'cold' | null;
+            /** @description vCPUs of the VM; null until placed. */
+            cpu: number | null;
+            /**
+             * Format: date-time
+             * @description When the sandbox was created.
+             */
+            created_at: string;
+            /** @description The egress policy in force on the VM; null until it runs, or when its Mac's driver enforces none. */
+            egress: {
+              /** @description Its rules, normalized (mode `allow`); empty otherwise. */
+              allow: string[];
+              /**
+               * @description The mode in force.
+               * @enum {unknown}
+               */
+              mode: 'none' | 'all' | 'allow';
+            } | null;
+            /**
+             * Format: date-time
+             * @description A pool sandbox is deleted at this time (24 hours after creation); null otherwise.
+             */
+            end_at: string | null;
+            /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
+            ephemeral: boolean;
+            /** @description The sandbox this one was forked from (POST …/fork); null for any other sandbox. */
+            fork_of: string | null;
+            /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
+            host: string | null;
+            /**
+             * Format: date-time
+             * @description Last request, SSH or VNC activity on the sandbox; null before any.
+             */
+            last_active: string | null;
+            /** @description Memory of the VM, GiB; null until placed. */
+            memory_gib: number | null;
+            /**
+             * Format: date-time
+             * @description When the sandbox was paused; null while it runs.
+             */
+            paused_at: string | null;
+            /** @description true for a pool sandbox (outside reservations). */
+            pool: boolean;
+            /** @description The reservation the sandbox runs in; null for a pool sandbox. */
+            reservation_id: string | null;
+            /** @description The sandbox id (`sb-` and 32 hex digits). */
+            sandbox_id: string;
+            /** @description Path of the SSH WebSocket. */
+            ssh_url: string;
+            /**
+             * @description pending (being placed), booting, running, paused (POST …/pause; its VM frozen), completing (its reservation or pool lifetime ended), failed, deleting.
+             * @enum {unknown}
+             */
+            state: 'pending' | 'booting' | 'running' | 'paused' | 'completing' | 'failed' | 'deleting';
+            /**
+             * @description The platform: `macos`, the only one.
+             * @enum {string}
+             */
+            type: 'macos';
+            /** @description The VM's address on its Mac's private network. */
+            vm_ip: string;
+            /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
+            vnc_url: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  forwardPort: {
+    parameters: {
+      query?: {
+        /** @description A viewer token (POST …/viewer-token): authorizes the request and is kept in a cookie for the port; removed before forwarding. Or send the key as `Authorization: Bearer`. */
+        sandbay_token?: string;
+      };
+      header?: never;
+      path: {
+        /** @description The path on the server in the sandbox. */
+        '*': string;
+        /** @description A TCP port of the sandbox, 1–65535 (400 `invalid_port` otherwise). */
+        port: string;
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The guest server's answer, status, headers and body as it sent them (a redirect to its own root kept under the port's path; its cookies scoped to it). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
   startRecording: {
     parameters: {
       query?: never;
@@ -10095,6 +13260,198 @@ export interface operations {
       };
     };
   };
+  resumeSandbox: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description At most 255 bytes. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description The sandbox id (`sb-` and 32 hex digits). */
+        sandboxID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * @description warm or cold (see the create response); null until placed.
+             * @enum {string|null}
+             */
+            boot: 'warm' | 'cold' | null;
+            /** @description vCPUs of the VM; null until placed. */
+            cpu: number | null;
+            /**
+             * Format: date-time
+             * @description When the sandbox was created.
+             */
+            created_at: string;
+            /** @description The egress policy in force on the VM; null until it runs, or when its Mac's driver enforces none. */
+            egress: {
+              /** @description Its rules, normalized (mode `allow`); empty otherwise. */
+              allow: string[];
+              /**
+               * @description The mode in force.
+               * @enum {unknown}
+               */
+              mode: 'none' | 'all' | 'allow';
+            } | null;
+            /**
+             * Format: date-time
+             * @description A pool sandbox is deleted at this time (24 hours after creation); null otherwise.
+             */
+            end_at: string | null;
+            /** @description true: destroyed after about 2 minutes without activity (requests, SSH or VNC). */
+            ephemeral: boolean;
+            /** @description The sandbox this one was forked from (POST …/fork); null for any other sandbox. */
+            fork_of: string | null;
+            /** @description The Mac (Mini name) the sandbox runs on, as a create pins it with `host`; null until placed. */
+            host: string | null;
+            /**
+             * Format: date-time
+             * @description Last request, SSH or VNC activity on the sandbox; null before any.
+             */
+            last_active: string | null;
+            /** @description Memory of the VM, GiB; null until placed. */
+            memory_gib: number | null;
+            /**
+             * Format: date-time
+             * @description When the sandbox was paused; null while it runs.
+             */
+            paused_at: string | null;
+            /** @description true for a pool sandbox (outside reservations). */
+            pool: boolean;
+            /** @description The reservation the sandbox runs in; null for a pool sandbox. */
+            reservation_id: string | null;
+            /** @description The sandbox id (`sb-` and 32 hex digits). */
+            sandbox_id: string;
+            /** @description Path of the SSH WebSocket. */
+            ssh_url: string;
+            /**
+             * @description pending (being placed), booting, running, paused (POST …/pause; its VM frozen), completing (its reservation or pool lifetime ended), failed, deleting.
+             * @enum {unknown}
+             */
+            state: 'pending' | 'booting' | 'running' | 'paused' | 'completing' | 'failed' | 'deleting';
+            /**
+             * @description The platform: `macos`, the only one.
+             * @enum {string}
+             */
+            type: 'macos';
+            /** @description The VM's address on its Mac's private network. */
+            vm_ip: string;
+            /** @description Path of the VNC WebSocket, carrying a viewer token in `?token=`. */
+            vnc_url: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+      /** @description Every error response. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A stable error code, e.g. `sandbox_not_found`. */
+            error: string;
+            /** @description A sentence for people. */
+            message: string;
+          };
+        };
+      };
+    };
+  };
   takeScreenshot: {
     parameters: {
       query?: {
@@ -10539,18 +13896,24 @@ export interface operations {
                 attempts?: number;
                 /** @description A shell command line, or argv (program and arguments). */
                 command: string | string[];
+                /** @description When `expect` still does not hold after the attempts, report it and go on with the next step instead of failing the setup (macOSWorld’s `pre_command` without `force_error_free_prep`). */
+                continue_on_failure?: boolean;
                 /** @description What the command must do; by default, exit 0. */
                 expect?: {
                   /** @description The exit code the command must end with (default 0); `null` accepts any. */
                   exit_code?: number | null;
                   /** @description Compare the stdout and stderr expectations ignoring case. */
                   ignore_case?: boolean;
-                  /** @description Standard error contains this. */
-                  stderr_contains?: string;
-                  /** @description Standard output contains this. */
-                  stdout_contains?: string;
+                  /** @description Standard error contains this (an array: every one of these). */
+                  stderr_contains?: string | string[];
+                  /** @description Standard error contains none of these. */
+                  stderr_excludes?: string[];
+                  /** @description Standard output contains this (an array: every one of these). */
+                  stdout_contains?: string | string[];
                   /** @description Standard output, without its trailing newlines, is exactly this. */
                   stdout_equals?: string;
+                  /** @description Standard output contains none of these. */
+                  stdout_excludes?: string[];
                   /** @description Standard output matches this regular expression (RE2 syntax). */
                   stdout_matches?: string;
                 };

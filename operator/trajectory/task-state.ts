@@ -2,6 +2,7 @@
 // API replica can record into it, see it and stop it. Every change is a status write conditional
 // on the resourceVersion read: two replicas taking a step index at once both succeed, one after
 // the other, with different indexes.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Task } from '../../crds/index.ts';
 import { isStoreError, type Store } from '../../store/store.ts';
 
@@ -102,4 +103,27 @@ export async function setRecorder(
     if (present === (others.length !== (c.recorders ?? []).length)) return undefined;
     return { collection: { recorders: present ? [...others, replica] : others } };
   });
+}
+
+const RECORDERS_POLL_MS = 50;
+
+/**
+ * Waits until no API replica records into the collection any more (each writes what it holds, then
+ * leaves), at most `waitMs` of real time (a replica that died holds nothing worth waiting for):
+ * `left`, `timeout` (with the recorders still named), or `gone` (the collection or task went).
+ */
+export async function waitForRecorders(
+  store: Store,
+  ref: TaskRef,
+  waitMs: number,
+): Promise<{ outcome: 'left' | 'gone' } | { outcome: 'timeout'; recorders: string[] }> {
+  const deadline = performance.now() + waitMs;
+  for (;;) {
+    const t = await store.get<Task>({ kind: 'Task', namespace: ref.account, name: ref.taskId });
+    if (!t?.status?.collection) return { outcome: 'gone' };
+    const recorders = t.status.collection.recorders ?? [];
+    if (recorders.length === 0) return { outcome: 'left' };
+    if (performance.now() >= deadline) return { outcome: 'timeout', recorders };
+    await delay(RECORDERS_POLL_MS);
+  }
 }
