@@ -34,6 +34,9 @@ import { exitCode, type SshClient } from './ssh-client.ts';
 const TERM = 'xterm-256color';
 /** Output held for a slow reader before the VM's writer is made to wait. */
 const OUTPUT_BUFFER_BYTES = 256 * 1024;
+/** How long close() waits for the shell's pid before it closes the channel without a hang-up. */
+const PID_WAIT_MS = 5_000;
+
 export async function openExecStream(
   ssh: SshClient,
   command: string,
@@ -72,6 +75,8 @@ class SshExecStream implements ExecStream {
   /** close() hung the command up: whatever the VM reports after, the stream did not see it end. */
   #hungUp = false;
   #timers: NodeJS.Timeout[] = [];
+  /** What close() left to do once the pid is known. */
+  #onPid: (() => void) | undefined;
   #settle!: { resolve: (e: ExecExit) => void; reject: (e: Error) => void };
 
   constructor(
@@ -157,8 +162,20 @@ class SshExecStream implements ExecStream {
   }
 
   close(): void {
-    if (this.#ended) return;
+    if (this.#ended || this.#hungUp) return;
     this.#hungUp = true;
+    if (this.#pid !== undefined) return this.#hangUp();
+    // The pid line may still be on its way: sshd reads the command's stdout and stderr apart, so
+    // the command's first output can overtake it. Hang up once it is here, or close after a while.
+    const timer = setTimeout(() => this.#hangUp(), PID_WAIT_MS);
+    this.#timers.push(timer);
+    this.#onPid = () => {
+      clearTimeout(timer);
+      this.#hangUp();
+    };
+  }
+
+  #hangUp(): void {
     signalGroup(this.#ssh, this.#pid, 'HUP');
     this.#channel.close();
   }
@@ -176,6 +193,8 @@ class SshExecStream implements ExecStream {
       return Buffer.alloc(0);
     }
     this.#pid = Number.parseInt(this.#pidLine + chunk.subarray(0, nl).toString('latin1'), 10);
+    this.#onPid?.();
+    this.#onPid = undefined;
     return chunk.subarray(nl + 1);
   }
 
