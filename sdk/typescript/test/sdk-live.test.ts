@@ -172,7 +172,7 @@ describe('a sandbox', () => {
     );
     expect(typed).toBe('helloA\n');
     expect(await sb.keyboard.press('a', { modifiers: ['ctrl'] })).toEqual({ ok: true });
-    expect(await sb.display.getInfo()).toEqual({ width: 1280, height: 800, scale: 1 });
+    expect(await sb.display.getInfo()).toEqual({ width: 1280, height: 800, scale: 1, platform: 'macos' });
   });
 
   it('act: the action, then a PNG; or JSON without the screenshot', async () => {
