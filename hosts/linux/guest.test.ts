@@ -159,7 +159,9 @@ describe('exec', () => {
       );
       expect(res).toMatchObject({ stdout: 'started\n', return_code: 5, timed_out: false });
       // (A bracket in each pattern: the shell running pgrep has the pattern on its own command line.)
-      for (const n of [1, 2, 3, 4]) expect(await alive(`sleep 302[${n}]`)).toBe(true);
+      // Waited for: a forked child may not have exec'd its sleep yet when the shell exits (the exec
+      // agent's bash has no command text on its command line to match meanwhile).
+      for (const n of [1, 2, 3, 4]) await until(`sleep 302${n} running`, () => alive(`sleep 302[${n}]`));
       await guest.exec("pkill -f 'sleep 302[1-4]'");
       await until('sleeps gone', async () => !(await alive('sleep 302[1-4]')));
     });
