@@ -3,7 +3,7 @@
 // present, they bend it only in ways a real Mac does: a `tart run` that never prints its VNC line
 // (a VM stuck before Virtualization.framework starts its VNC server), and a `tart clone` that takes
 // as long as the test wants (a large image on a slow disk), so that a Mac can be cut mid-clone.
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const FAULTS = {
@@ -32,6 +32,15 @@ export function clearFault(macDir: string, name: Fault): void {
 }
 
 /** The Mac the emulated `tart` runs on (its `SANDBAY_EMULATED_MAC`), if any. */
+/**
+ * This process's pid as the machine sees it: an emulated `tart run` is pid 1 of its own PID
+ * namespace, and /proc (not remounted there) is the machine's, whose view NSpid leads with.
+ */
+function machinePid(): number {
+  const m = /^NSpid:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'));
+  return m ? Number(m[1]) : process.pid;
+}
+
 function macDir(): string | undefined {
   return process.env.SANDBAY_EMULATED_MAC;
 }
@@ -44,7 +53,7 @@ export function takeFault(name: Fault): boolean {
   const dir = macDir();
   if (!dir || !existsSync(faultFile(dir, name))) return false;
   try {
-    renameSync(faultFile(dir, name), `${faultFile(dir, name)}.taken-${process.pid}`);
+    renameSync(faultFile(dir, name), `${faultFile(dir, name)}.taken-${machinePid()}`);
     return true;
   } catch {
     return false; // another process took it first
