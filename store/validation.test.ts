@@ -88,7 +88,10 @@ describe('resource validation', () => {
         { path: 'spec.reservation', message: 'must not have fewer than 1 characters' },
         { path: 'spec.cpu', message: 'must be >= 2' },
         { path: 'spec.extra', message: 'unknown field' },
-        { path: 'status.phase', message: 'must be one of: pending, booting, running, completing, failed' },
+        {
+          path: 'status.phase',
+          message: 'must be one of: pending, booting, running, paused, completing, failed',
+        },
       ]),
     );
     expect(err.details.map((d) => d.path)).toContain('metadata.name');

@@ -133,7 +133,7 @@ describe('a Mini the operator got wrong (tart driver, emulated Mac)', () => {
 
   it('a Tart the driver does not support: HostToolMissing with the version; right once Tart 2 is back', async () => {
     // The operator installed Tart 1.9 on the Mac: `tart --version` says so, the rest is as before.
-    const wrapper = join(mac.dir, 'bin', 'tart');
+    const wrapper = join(mac.dir, 'opt', 'homebrew', 'bin', 'tart');
     const tart2 = readFileSync(wrapper, 'utf8');
     replaceScript(
       wrapper,
