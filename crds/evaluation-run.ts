@@ -189,7 +189,12 @@ export const EvaluationAttemptStatus = Type.Object({
   agentDeadline: doc('reconciler: when the agent’s time is up.', Type.Optional(DateTime)),
   agentAnswer: doc(
     'reconciler: how the agent endpoint answered the call.',
-    Type.Optional(Type.Object({ status: Type.Integer(), done: Type.Boolean() })),
+    Type.Optional(
+      Type.Object({
+        status: Type.Integer({ description: "The HTTP status of the agent endpoint's answer." }),
+        done: Type.Boolean({ description: 'Whether the agent said it finished (`{"done": true}`).' }),
+      }),
+    ),
   ),
   stepsDone: doc('reconciler: replay: recorded actions carried out.', Type.Optional(Type.Integer())),
   recordingId: doc(

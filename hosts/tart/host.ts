@@ -400,6 +400,13 @@ export class TartHost implements Host {
     await this.#discard(spec.name);
     if (from.state === 'running') await this.#flush(source, 'its fork');
     await cloneForFork(this.#mac, source, spec, setArgs(spec), IMAGE_FILE);
+    // The fork's disk is its source's, sealed with the source's password (`tart clone` copies only
+    // Tart's own files): the fork keeps that password, or its first boot would try to seal a guest
+    // that no longer takes the image's default login, and wait for it until the boot deadline.
+    const from_ = `${vmDirWord(source)}/${PASSWORD_FILE}`;
+    const to = `${vmDirWord(spec.name)}/${PASSWORD_FILE}`;
+    const kept = await this.#mac.sh(`if [ -s ${from_} ]; then umask 077 && cp ${from_} ${to}; fi`);
+    if (kept.code !== 0) throw tartError('keeping the guest password', kept.code, kept.stderr);
     return { name: spec.name, image: spec.image, cpu: spec.cpu, memoryGiB: spec.memoryGiB, state: 'stopped' };
   }
 
