@@ -41,9 +41,10 @@ const UNSUPPORTED: Record<string, string> = {
   google_doc_from_template: "needs the harness's Google account",
   upload_file: "uploads a file from the harness host's disk (upload it as a blob and use `download`)",
   execute_with_verification: 'checks windows through the OSWorld server, which sandbay does not run',
-  change_wallpaper: 'is not implemented by sandbay',
-  tidy_desktop: 'is not implemented by OSWorld either',
-  act: 'is not implemented by OSWorld either',
+  change_wallpaper:
+    "sets Ubuntu GNOME's wallpaper (gsettings); no setup step kind sets a wallpaper, and the guests run XFCE or macOS",
+  tidy_desktop: "raises NotImplementedError in OSWorld's own setup controller: no OSWorld run can use it",
+  act: "raises NotImplementedError in OSWorld's own setup controller: no OSWorld run can use it",
   replay: 'replays an OSWorld trajectory file from the harness host',
   proxy: "configures the harness's proxy pool",
 };
