@@ -231,8 +231,14 @@ describe('an evaluation run', () => {
     const trajectory = await api('GET', `/v1/me/tasks/${byTask('greets')[0]!.trajectory_id}/trajectory`);
     expect(trajectory.status).toBe(200);
     expect(trajectory.body.schema_version).toMatch(/^ATIF-v1/);
-    const { items: sandboxes } = await stack.store.list<Sandbox>('Sandbox', { namespace: 'labs' });
-    expect(sandboxes.filter((s) => rows.some((r) => r.sandbox_id === s.metadata.name))).toEqual([]);
+    // The run deleted each attempt's sandbox as the attempt ended; a deletion finishes once its VM
+    // is released (a finalizer), which on a loaded machine can be after the run's own end.
+    const runSandboxes = async () =>
+      (await stack.store.list<Sandbox>('Sandbox', { namespace: 'labs' })).items.filter((s) =>
+        rows.some((r) => r.sandbox_id === s.metadata.name),
+      );
+    expect((await runSandboxes()).every((s) => s.metadata.deletionTimestamp)).toBe(true);
+    await waitFor(async () => (await runSandboxes()).length === 0, "the run's sandboxes gone", 120_000);
 
     const csv = await api('GET', `/v1/me/evaluation-runs/${created.body.id}/results.csv`);
     expect(csv.status).toBe(200);

@@ -24,6 +24,7 @@ import {
   type EmulatedMac,
 } from './support/emulated-mac/macs.ts';
 import { clearFault, faultFile, FAULTS, setFault } from './support/emulated-mac/faults.ts';
+import { isTartRun } from './support/emulated-mac/tart-store.ts';
 import { onMacOk, runByHand } from './support/emulated-mac/operator-shell.ts';
 import { json, startTartStack, type TartStack } from './tart-stack.ts';
 
@@ -178,7 +179,7 @@ describe('Mac faults under the whole service (tart driver, emulated Macs)', () =
       await settled(mac);
       // The silent run was stopped by the driver (not left running beside the new one)…
       const pid = Number(taken.split('.taken-')[1]);
-      expect(existsSync(`/proc/${pid}`)).toBe(false);
+      expect(isTartRun(pid)).toBe(false);
       // …after the driver's deadline, which the pool reported as the reason of its retry.
       expect(
         stack.logs.some(

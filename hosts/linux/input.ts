@@ -20,6 +20,11 @@ export interface Xtest {
 
 const BUTTONS: Record<MouseButton, number> = { left: 1, middle: 2, right: 3, back: 8, forward: 9 };
 const WHEEL: Record<ScrollDirection, number> = { up: 4, down: 5, left: 6, right: 7 };
+/** The core protocol's state bits of buttons 1–5 (QueryPointer's mask); buttons above 5 have none. */
+const BUTTON_MASK: Record<number, number> = { 1: 0x100, 2: 0x200, 3: 0x400, 4: 0x800, 5: 0x1000 };
+/** How long a click waits for a window manager holding it to pass it on (`#delivered`). */
+const DELIVERY_DEADLINE_MS = 1000;
+const DELIVERY_POLL_MS = 2;
 /** Motion events between the ends of a drag: toolkits start a drag only after seeing the pointer move. */
 const DRAG_STEPS = 10;
 const DRAG_STEP_MS = 2;
@@ -73,13 +78,13 @@ export class Input {
     this.#motion(xtest, x, y);
     for (let i = 0; i < (double ? 2 : 1); i++) {
       if (i > 0) {
-        await this.#conn.sync();
+        await this.#delivered(b);
         await sleep(MULTI_CLICK_GAP_MS);
       }
       xtest.FakeInput(xtest.ButtonPress, b, 0, 0, 0, 0);
       xtest.FakeInput(xtest.ButtonRelease, b, 0, 0, 0, 0);
     }
-    await this.#conn.sync();
+    await this.#delivered(b);
   }
 
   async drag(
@@ -104,7 +109,7 @@ export class Input {
     } finally {
       xtest.FakeInput(xtest.ButtonRelease, b, 0, 0, 0, 0);
     }
-    await this.#conn.sync();
+    await this.#delivered(b);
   }
 
   async scroll(x: number, y: number, direction: ScrollDirection, amount: number): Promise<void> {
@@ -119,7 +124,7 @@ export class Input {
       xtest.FakeInput(xtest.ButtonPress, wheel, 0, 0, 0, 0);
       xtest.FakeInput(xtest.ButtonRelease, wheel, 0, 0, 0, 0);
     }
-    await this.#conn.sync();
+    await this.#delivered(wheel);
   }
 
   async position(): Promise<{ x: number; y: number }> {
@@ -135,7 +140,7 @@ export class Input {
     const b = buttonOf(button);
     const { xtest } = await stateOf(this.#conn);
     xtest.FakeInput(down ? xtest.ButtonPress : xtest.ButtonRelease, b, 0, 0, 0, 0);
-    await this.#conn.sync();
+    await (down ? this.#conn.sync() : this.#delivered(b));
   }
 
   /** Presses (in order) or releases (in reverse) the keys of `keysyms`, without the other half. */
@@ -165,6 +170,29 @@ export class Input {
     const { xtest, keymap } = await stateOf(this.#conn);
     await this.#chord(xtest, keymap, chord);
     await this.#conn.sync();
+  }
+
+  /**
+   * Returns once the X server has delivered the release of `button` just sent. A window manager's
+   * passive grab (xfwm4's click to focus, on a window without focus) freezes the pointer at the press
+   * until the manager replays it (XAllowEvents), the release waiting in the frozen queue meanwhile,
+   * while keys still go straight to the focused window: a key sent right after the click would reach
+   * the old focus before the click did (seen on a loaded machine). While the release waits, the
+   * pointer's state (QueryPointer, no side effect) still holds the button down. A manager that holds
+   * a click longer than the deadline gets it back in its own time.
+   */
+  async #delivered(button: number): Promise<void> {
+    const bit = BUTTON_MASK[button];
+    if (bit === undefined) return this.#conn.sync();
+    const conn = this.#conn;
+    const deadline = Date.now() + DELIVERY_DEADLINE_MS;
+    for (;;) {
+      const p = await conn.request<{ keyMask: number }>('QueryPointer', (reply) =>
+        conn.client.QueryPointer(conn.root, reply),
+      );
+      if ((p.keyMask & bit) === 0 || Date.now() > deadline) return;
+      await sleep(DELIVERY_POLL_MS);
+    }
   }
 
   #motion(xtest: Xtest, x: number, y: number): void {

@@ -20,6 +20,7 @@ import {
   allocatedBytes,
   diskGB,
   displayText,
+  isTartRun,
   listVmNames,
   openVm,
   runState,
@@ -299,8 +300,9 @@ async function stop(args: string[]): Promise<void> {
   if (!s) throw new TartError(`VM "${name}" is not running`, 2);
   process.kill(s.pid, 'SIGINT');
   const until = Date.now() + timeoutS * 1000;
+  // Tart's `stop` waits for the VM's lock, which its `tart run` holds until it exits.
   while (Date.now() < until) {
-    if (!runState(name)) return;
+    if (!isTartRun(s.pid)) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   try {

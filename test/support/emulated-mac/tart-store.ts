@@ -85,7 +85,8 @@ export function writeRunState(name: string, s: RunState): void {
   writeFileSync(runFile(name), JSON.stringify(s));
 }
 
-function isTartRun(pid: number): boolean {
+/** Whether `pid` is a live (not zombie) `tart run` of this emulation. */
+export function isTartRun(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return false;
