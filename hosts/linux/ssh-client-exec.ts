@@ -16,17 +16,11 @@
 import type { ClientChannel } from 'ssh2';
 import { DriverError, type ExecResult } from '../driver.ts';
 import { MarkedStream, markerTrap, newMarker } from './exec-marker.ts';
-import { exitCode, shellQuote, type SshClient } from './ssh-client.ts';
+import { CONFIRM_CLOSE_MS, exitCode, shellQuote, type SshClient } from './ssh-client.ts';
 
 const KILL_AFTER_MS = 2_000;
 /** After KILL, the host stops waiting for the channel this much later (a process that left the group may hold it). */
 const CLOSE_AFTER_MS = 3_000;
-/**
- * After closing the channel, how long the VM has to confirm it. Its sshd session runs as the VM's
- * user, who may stop it: then the connection is dropped, which ends the call (and every other one
- * waiting on that connection).
- */
-const CONFIRM_CLOSE_MS = 5_000;
 const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
 const MAX_COMMAND_BYTES = 256 * 1024;
 /** `timeout`'s exit code, which the API uses for a command killed at its deadline. */

@@ -53,6 +53,12 @@ export const KEEPALIVE_INTERVAL_MS = 15_000;
 export const KEEPALIVE_COUNT_MAX = 3;
 const READY_TIMEOUT_MS = 10_000;
 /**
+ * After closing a channel, how long the VM has to confirm it. Its sshd session runs as the VM's
+ * user, who may stop it, and a VM that powered off may never answer again: then the connection is
+ * dropped, which ends the call (and every other one waiting on that connection).
+ */
+export const CONFIRM_CLOSE_MS = 5_000;
+/**
  * How long an exec channel may take to open and start its command. The sshd process that answers
  * runs as the VM's user, which may stop it: past this the connection is not trusted any more.
  */
@@ -98,10 +104,11 @@ export class SshClient {
 
   /**
    * Runs `command` in the VM user's shell. `stdin` is piped in (the channel's stdin is closed when it
-   * ends, or at once without it). `deadlineMs` closes the channel if the command has not exited by then.
+   * ends, or at once without it). `deadlineMs` closes the channel if the command has not exited by then,
+   * and drops the connection if the VM has not confirmed that close CONFIRM_CLOSE_MS later.
    */
   async run(command: string, opts: { stdin?: Readable; deadlineMs?: number } = {}): Promise<RunResult> {
-    return this.open(command, (channel) => collect(channel, opts));
+    return this.open(command, (channel) => collect(channel, opts, () => this.close()));
   }
 
   /**
@@ -414,6 +421,7 @@ function neverOpened(err: Error): boolean {
 function collect(
   channel: ClientChannel,
   opts: { stdin?: Readable; deadlineMs?: number },
+  drop: () => void,
 ): Promise<RunResult> {
   return new Promise<RunResult>((resolve) => {
     const out = new OutputCapture();
@@ -425,17 +433,26 @@ function collect(
     channel.on('exit', (status: number | null, signal?: string) => {
       code = exitCode(status, signal);
     });
-    const timer =
-      opts.deadlineMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            deadlineHit = true;
-            channel.close();
-          }, opts.deadlineMs);
-    channel.on('close', () => {
-      if (timer) clearTimeout(timer);
+    const timers: NodeJS.Timeout[] = [];
+    const finish = (): void => {
+      for (const t of timers) clearTimeout(t);
       resolve({ stdout: out.buffer(), stderr: err.buffer(), code, deadlineHit });
-    });
+    };
+    if (opts.deadlineMs !== undefined) {
+      timers.push(
+        setTimeout(() => {
+          deadlineHit = true;
+          channel.close();
+        }, opts.deadlineMs),
+        // The close unconfirmed (a guest that powered off mid-command, its connection silent): the
+        // connection goes, and the call ends without waiting for the channel's close.
+        setTimeout(() => {
+          drop();
+          finish();
+        }, opts.deadlineMs + CONFIRM_CLOSE_MS),
+      );
+    }
+    channel.on('close', finish);
     if (opts.stdin) {
       opts.stdin.on('error', () => channel.close());
       opts.stdin.pipe(channel);
