@@ -16,7 +16,7 @@
 // The sim's Macs live in memory, but real Macs outlive a crash of the control plane: the sim is
 // journaled to `sim-state.json` (test/support/journaled-sim.ts) and replayed on start.
 import { randomBytes } from 'node:crypto';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   API_VERSION,
@@ -193,9 +193,15 @@ async function idleBefore(op: RunningOperator, deadline: number): Promise<void> 
   if (outcome !== 'late') return;
   const busy = Object.values(op.controllers).map(
     (c) =>
-      `${c.name}: ${c.queue.length} queued, ${c.queue.running} running, ${c.queue.coalescing} coalescing`,
+      `${c.name}: ${c.queue.length} queued, ${c.queue.running} running, ${c.queue.coalescing} coalescing` +
+      (c.queue.coalescing > 0 ? ` (${c.queue.coalescingKeys.join(', ')})` : ''),
   );
-  throw new Error(`the controllers never went idle: ${busy.join('; ')}`);
+  // What this process's operator did last to the keys still waiting: the loop that kept it busy.
+  const keys = Object.values(op.controllers).flatMap((c) => c.queue.coalescingKeys);
+  const log = readFileSync(path.join(dir!, 'operator.log'), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes(`"pid":${process.pid},`) && keys.some((k) => l.includes(`"${k}"`)));
+  throw new Error(`the controllers never went idle: ${busy.join('; ')}\n${log.slice(-30).join('\n')}`);
 }
 
 /** Waits until no controller has work and the store's version stopped moving. */

@@ -231,6 +231,11 @@ export class WorkQueue {
     return this.#coalescing.size;
   }
 
+  /** Which keys are in an open coalescing window (what a stuck wait for idle names). */
+  get coalescingKeys(): string[] {
+    return [...this.#coalescing.keys()];
+  }
+
   /**
    * Resolves when nothing is queued, running or in a coalescing window (a change not acted on yet);
    * delayed keys (requeues, retries) may remain.
