@@ -9,6 +9,8 @@ import Cordon from './commands/cordon.ts';
 import Delete from './commands/delete.ts';
 import Describe from './commands/describe.ts';
 import Drain from './commands/drain.ts';
+import EvaluationsResults from './commands/evaluations/results.ts';
+import EvaluationsRun from './commands/evaluations/run.ts';
 import Get from './commands/get.ts';
 import HostReset from './commands/host/reset.ts';
 import Mcp from './commands/mcp.ts';
@@ -37,4 +39,6 @@ export const COMMANDS = {
   'host:reset': HostReset,
   mcp: Mcp,
   'tasks:export': TasksExport,
+  'evaluations:run': EvaluationsRun,
+  'evaluations:results': EvaluationsResults,
 };

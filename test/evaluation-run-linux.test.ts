@@ -5,13 +5,19 @@
 // errored. An agent endpoint (an HTTP server of this test on loopback, which the server is
 // configured to call) acts on its attempt's sandbox with the sandbox key it is given, which opens
 // nothing else, and says when it is done.
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvaluationAttempt, Sandbox } from '../crds/index.ts';
 import { seedAccount, startLinuxApiStack, waitFor, type LinuxApiStack } from './api-harness.ts';
+
+const runFile = promisify(execFile);
+const ROOT = path.join(import.meta.dirname, '..');
+const NODE = path.join(ROOT, 'node_modules', '.bin', 'node');
 
 let stack: LinuxApiStack;
 let key: string;
@@ -301,5 +307,31 @@ describe('an evaluation run', () => {
       name: rows[0].attempt_id,
     });
     expect(attempt?.status?.agentAnswer).toEqual({ status: 202, done: false });
+  }, 300_000);
+
+  it('`sandbay evaluations run` (the CLI in its own process) waits for the run and prints each attempt and the pass rate', async () => {
+    const cli = (...args: string[]) =>
+      runFile(NODE, ['cli/bin.ts', 'evaluations', ...args, '--url', stack.base], {
+        cwd: ROOT,
+        env: { ...process.env, SANDBAY_API_KEY: key },
+      });
+    const { stdout, stderr } = await cli('run', 'greets', 'never-done', '--mode', 'replay');
+    const id = /^(ev-[0-9a-f]{16}): 2 attempts$/m.exec(stderr)?.[1];
+    expect(id, stderr).toBeDefined();
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^TASK +ATTEMPT +OUTCOME +REWARD +MESSAGE$/);
+    expect(lines[1]).toMatch(/^greets +1 +passed +1 +passed: /);
+    expect(lines[2]).toMatch(/^never-done +1 +failed +0 +failed: /);
+    expect(lines[3]).toBe(`${id} completed: 1 of 2 passed (50%), 0 errored`);
+    const csv = await cli('results', id!, '--csv');
+    expect(csv.stdout.split('\r\n')[0]).toMatch(/^task,category,attempt,outcome,reward,/);
+    // A refusal is the API's code and message on one line, and exit 1.
+    const refused = await cli('run', 'no-such-task', '--mode', 'replay').catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(refused).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^error: 4\d\d \w+: .*no-such-task/),
+    });
   }, 300_000);
 });

@@ -1,11 +1,12 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
 import * as tar from 'tar';
+import { CustomerApi, CustomerCommand, urlFlag } from '../shared/customer-api.ts';
 
 /** `sandbay tasks export TASK --harbor DIR`: the task's Harbor task directory, unpacked into DIR. */
-export default class TasksExport extends Command {
+export default class TasksExport extends CustomerCommand {
   static override summary = 'Write a recorded task as a Harbor task directory.';
   static override description =
     'Fetches GET /v1/me/tasks/TASK/harbor (a .tar.gz of task.toml, instruction.md, environment/, ' +
@@ -19,14 +20,12 @@ export default class TasksExport extends Command {
 
   static override flags = {
     harbor: Flags.string({ description: 'the directory to write the Harbor task into', required: true }),
-    url: Flags.string({ description: 'the customer API (default: SANDBAY_URL, else http://127.0.0.1:8080)' }),
+    url: urlFlag,
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(TasksExport);
-    const apiKey = process.env.SANDBAY_API_KEY;
-    if (!apiKey) this.error('set SANDBAY_API_KEY (an account key)');
-    const base = (flags.url ?? process.env.SANDBAY_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+    const api = new CustomerApi(this, flags.url);
     const dir = flags.harbor;
     const existing = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return [];
@@ -34,22 +33,12 @@ export default class TasksExport extends Command {
     });
     if (existing.length > 0) this.error(`${dir} is not empty: a task directory is written into an empty one`);
 
-    const res = await fetch(`${base}/v1/me/tasks/${encodeURIComponent(args.task)}/harbor`, {
-      headers: { authorization: `Bearer ${apiKey}` },
-    });
-    if (!res.ok || !res.body) {
-      const body = (await res.json().catch(() => ({}))) as { error?: string; message?: string };
-      this.error(`${res.status} ${body.error ?? res.statusText}: ${body.message ?? ''}`.trim());
-    }
+    const res = await api.call('GET', `/v1/me/tasks/${encodeURIComponent(args.task)}/harbor`);
+    if (!res.body) this.error('the server answered no archive');
     await mkdir(dir, { recursive: true });
     // node-tar keeps entries inside DIR (no absolute paths, no `..`) and keeps their modes.
     await pipeline(Readable.fromWeb(res.body), tar.x({ cwd: dir, strict: true }));
     const written = await readdir(dir, { recursive: true });
     process.stdout.write(`wrote ${dir}: ${written.sort().join(', ')}\n`);
-  }
-
-  protected override async catch(err: Error): Promise<void> {
-    process.stderr.write(`error: ${err.message.split('\n')[0]}\n`);
-    process.exitCode = 1;
   }
 }

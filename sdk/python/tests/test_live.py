@@ -412,6 +412,32 @@ class LiveSandbay(unittest.TestCase):
         with self.assertRaises(SandbayError):
             t.get("pycollect")
 
+    @unittest.skipUnless(TASK, "SANDBAY_TEST_TASK names a seeded task")
+    def test_17b_evaluation_runs_imports_and_harbor(self) -> None:
+        runs, tasks = self.client.evaluation_runs, self.client.tasks
+        with self.assertRaises(SandbayError) as bad:
+            runs.create(tasks=[TASK], mode="teleport")
+        self.assertEqual(bad.exception.status, 400)
+        wait_for_warm_vm(self.client)
+        run = runs.create(tasks=[TASK], mode="replay", attempts=1)
+        self.assertIn(run["id"], [r["id"] for r in runs.list()])
+        done = runs.wait(run["id"], timeout=300, poll=0.2)
+        self.assertEqual(done["status"], "completed")
+        results = runs.results(run["id"])
+        self.assertEqual([(r["task"], r["outcome"]) for r in results["rows"]], [(TASK, "passed")])
+        csv = runs.results_csv(run["id"]).splitlines()
+        self.assertEqual((csv[0].split(",")[:4], len(csv)), (["task", "category", "attempt", "outcome"], 2))
+        runs.delete(run["id"])
+        with self.assertRaises(SandbayError):
+            runs.get(run["id"])
+        # An OSWorld task file, as it would be imported (dry run: nothing made), and a Harbor export.
+        fixture = Path(__file__).parents[3] / "test/fixtures/osworld/os/94d95f96-9699-4208-98ba-3c3119edf9c2.json"
+        preview = tasks.import_task("osworld", json.loads(fixture.read_text()), dry_run=True)
+        self.assertEqual((preview["id"], preview["category"]), ("94d95f96-9699-4208-98ba-3c3119edf9c2", "os"))
+        with self.assertRaises(SandbayError):
+            tasks.get(preview["id"])
+        self.assertEqual(tasks.harbor(TASK)[:2], b"\x1f\x8b")
+
     def test_17a_setup_and_grade(self) -> None:
         sb, c = self.sb, self.client
         blob = c.upload_blob("py blob\n", filename="py.txt")

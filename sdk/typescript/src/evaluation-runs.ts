@@ -3,6 +3,9 @@
 import type { Transport } from './http.ts';
 import type { EvaluationRun, EvaluationRunCreateRequest, EvaluationRunResults } from './types.ts';
 
+/** A run's statuses once it will change no more. */
+const ENDED = new Set(['completed', 'cancelled']);
+
 export class EvaluationRuns {
   readonly #t: Transport;
   constructor(t: Transport) {
@@ -31,6 +34,17 @@ export class EvaluationRuns {
   async resultsCsv(id: string): Promise<string> {
     const bytes = await this.#t.bytes('GET', `/v1/me/evaluation-runs/${encodeURIComponent(id)}/results.csv`);
     return new TextDecoder().decode(bytes);
+  }
+
+  /** Polls a run until it has ended: `completed` (every attempt finished) or `cancelled`. */
+  async wait(id: string, o: { timeoutMs?: number; pollMs?: number } = {}): Promise<EvaluationRun> {
+    const deadline = Date.now() + (o.timeoutMs ?? 6 * 3600_000);
+    for (;;) {
+      const run = await this.get(id);
+      if (ENDED.has(run.status)) return run;
+      if (Date.now() > deadline) throw new Error(`evaluation run ${id} is still ${run.status}`);
+      await new Promise((resolve) => setTimeout(resolve, o.pollMs ?? 2000));
+    }
   }
 
   /** Stops the run: no attempt starts any more, the running ones stop; the results stay. */

@@ -27,6 +27,8 @@ import type {
   GradeResult,
   Grader,
   Keepalive,
+  AttemptFinished,
+  AttemptFinishRequest,
   Network,
   SandboxInfo,
   SetupResult,
@@ -361,6 +363,14 @@ export class Sandbox implements AsyncDisposable {
       idempotencyKey: o.idempotencyKey ?? newIdempotencyKey(),
       timeoutMs: ((o.timeoutS ?? DEFAULT_EVALUATION_TIMEOUT_S) + 90) * 1000,
     });
+  }
+
+  /**
+   * An evaluation attempt's agent says it has finished (`outcome: 'done'`, the default) or gave up:
+   * the attempt is graded now (docs/evaluation.md, "Evaluation runs"; the attempt's agent key).
+   */
+  done(body: AttemptFinishRequest = {}): Promise<AttemptFinished> {
+    return this.#t.json('POST', `${this.#base}/done`, { json: body });
   }
 
   // ---- lifetime ----

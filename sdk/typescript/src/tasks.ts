@@ -5,6 +5,8 @@ import type {
   Replay,
   Task,
   TaskCreateRequest,
+  TaskImportPreview,
+  TaskImportRequest,
   TaskSummary,
   TaskUpdateRequest,
   Trajectory,
@@ -90,6 +92,21 @@ export class Tasks {
     return this.#t.json('POST', `/v1/me/tasks/${encodeURIComponent(id)}/replay`, {
       json: o.reservationId === undefined ? {} : { reservation_id: o.reservationId },
     });
+  }
+
+  /**
+   * Makes a task of an OSWorld or macOSWorld task file (`{format, task, id?, category?, options?}`):
+   * its setup steps and grader. With `dry_run: true`, answers what it would make and makes nothing.
+   */
+  importTask(body: TaskImportRequest & { dry_run: true }): Promise<TaskImportPreview>;
+  importTask(body: TaskImportRequest): Promise<Task>;
+  importTask(body: TaskImportRequest): Promise<Task | TaskImportPreview> {
+    return this.#t.json('POST', '/v1/me/tasks/import', { json: body });
+  }
+
+  /** The task as a Harbor task directory, a .tar.gz (docs/trajectories.md, "Harbor"). */
+  harbor(id: string): Promise<Uint8Array> {
+    return this.#t.bytes('GET', `/v1/me/tasks/${encodeURIComponent(id)}/harbor`);
   }
 
   getReplay(replayId: string): Promise<Replay> {

@@ -73,6 +73,11 @@ export type Collection = Answer<'/v1/sandboxes/{sandboxID}/collection', 'get'>;
 export type EvaluationRun = Answer<'/v1/me/evaluation-runs/{runID}', 'get'>;
 export type EvaluationRunCreateRequest = RequestOf<'/v1/me/evaluation-runs', 'post'>;
 export type EvaluationRunResults = Answer<'/v1/me/evaluation-runs/{runID}/results', 'get'>;
+export type AttemptFinishRequest = NonNullable<RequestOf<'/v1/sandboxes/{sandboxID}/done', 'post'>>;
+export type AttemptFinished = Answer<'/v1/sandboxes/{sandboxID}/done', 'post'>;
+export type TaskImportRequest = RequestOf<'/v1/me/tasks/import', 'post'>;
+/** What an import would make (`dry_run: true`). */
+export type TaskImportPreview = Answer<'/v1/me/tasks/import', 'post'>;
 
 export type SetupRequest = RequestOf<'/v1/sandboxes/{sandboxID}/setup', 'post'>;
 /** One setup step (`download`, `launch`, `open`, `command`, `sleep`; docs/evaluation.md). */

@@ -8,7 +8,7 @@
 """
 from ._exec_stream import ExecStream
 from .aio import AsyncClient, AsyncExecStream, AsyncSandbox
-from .client import Client, Tasks
+from .client import Client, EvaluationRuns, Tasks
 from .errors import SandbayConnectionError, SandbayError, SandbayTimeoutError
 from .sandbox import (
     DEFAULT_EXEC_TIMEOUT,
@@ -30,6 +30,7 @@ __all__ = [
     "ExecStream",
     "ClipboardGroup",
     "Client",
+    "EvaluationRuns",
     "Tasks",
     "Sandbox",
     "Mouse",

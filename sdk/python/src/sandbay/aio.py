@@ -117,8 +117,9 @@ class AsyncSandbox(_Async):
 
 
 class AsyncClient(_Async):
-    _GROUPS = ("tasks",)
+    _GROUPS = ("tasks", "evaluation_runs")
     tasks: _Async
+    evaluation_runs: _Async
 
     def __init__(
         self,

@@ -85,6 +85,26 @@ class Tasks:
         body = {} if reservation_id is None else {"reservation_id": reservation_id}
         return self._t.json("POST", f"/v1/me/tasks/{quote(id, safe='')}/replay", json_body=body)
 
+    def import_task(
+        self,
+        format: str,
+        task: Json,
+        id: Optional[str] = None,
+        category: Optional[str] = None,
+        options: Optional[Json] = None,
+        dry_run: bool = False,
+    ) -> Json:
+        """Makes a task of an OSWorld or macOSWorld task file (``format``: ``osworld`` or ``macosworld``):
+        its setup steps and grader. ``dry_run``: answers what it would make and makes nothing."""
+        body = _present(format=format, task=task, id=id, category=category, options=options)
+        if dry_run:
+            body["dry_run"] = True
+        return self._t.json("POST", "/v1/me/tasks/import", json_body=body)
+
+    def harbor(self, id: str) -> bytes:
+        """The task as a Harbor task directory, a .tar.gz (docs/trajectories.md, "Harbor")."""
+        return self._t.bytes("GET", f"/v1/me/tasks/{quote(id, safe='')}/harbor")
+
     def get_replay(self, replay_id: str) -> Json:
         return self._t.json("GET", f"/v1/me/tasks/replays/{quote(replay_id, safe='')}")
 
@@ -98,6 +118,63 @@ class Tasks:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"replay {replay_id} is still {r['status']}")
             time.sleep(poll)
+
+
+class EvaluationRuns:
+    """N tasks × an agent endpoint (or a replay) × K attempts, with their results; account key only
+    (docs/evaluation.md, "Evaluation runs")."""
+
+    def __init__(self, t: Transport) -> None:
+        self._t = t
+
+    def create(
+        self,
+        tasks: List[str],
+        mode: str,
+        attempts: Optional[int] = None,
+        agent: Optional[Json] = None,
+        reservation_id: Optional[str] = None,
+        **fields: Any,
+    ) -> Json:
+        """Starts a run. ``mode``: ``agent`` (``agent={"url": ..., "timeout_s": ...}`` acts on each
+        attempt) or ``replay`` (each task's recorded actions). Other fields of the API pass as they are."""
+        body = _present(
+            tasks=tasks, mode=mode, attempts=attempts, agent=agent, reservation_id=reservation_id, **fields
+        )
+        return self._t.json("POST", "/v1/me/evaluation-runs", json_body=body)
+
+    def list(self) -> List[Json]:
+        return self._t.json("GET", "/v1/me/evaluation-runs")
+
+    def get(self, id: str) -> Json:
+        return self._t.json("GET", f"/v1/me/evaluation-runs/{quote(id, safe='')}")
+
+    def results(self, id: str) -> Json:
+        """Each attempt's outcome, reward and why, with pass rates per task and per category."""
+        return self._t.json("GET", f"/v1/me/evaluation-runs/{quote(id, safe='')}/results")
+
+    def results_csv(self, id: str) -> str:
+        """The results table as CSV text (one line per attempt)."""
+        return self._t.bytes("GET", f"/v1/me/evaluation-runs/{quote(id, safe='')}/results.csv").decode()
+
+    def wait(self, id: str, timeout: float = 6 * 3600.0, poll: float = 2.0) -> Json:
+        """Polls a run until it has ended: ``completed`` (every attempt finished) or ``cancelled``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            run = self.get(id)
+            if run["status"] in ("completed", "cancelled"):
+                return run
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"evaluation run {id} is still {run['status']}")
+            time.sleep(poll)
+
+    def cancel(self, id: str) -> Json:
+        """Stops the run: no attempt starts any more, the running ones stop; the results stay."""
+        return self._t.json("POST", f"/v1/me/evaluation-runs/{quote(id, safe='')}/cancel")
+
+    def delete(self, id: str) -> None:
+        """Deletes the run with its attempts, their sandboxes and trajectories."""
+        self._t.none("DELETE", f"/v1/me/evaluation-runs/{quote(id, safe='')}")
 
 
 class Client:
@@ -114,6 +191,7 @@ class Client:
         url = base_url or os.environ.get("SANDBAY_URL") or "http://127.0.0.1:8080"
         self._t = Transport(key, url, timeout, max_retries)
         self.tasks = Tasks(self._t)
+        self.evaluation_runs = EvaluationRuns(self._t)
 
     @property
     def base_url(self) -> str:

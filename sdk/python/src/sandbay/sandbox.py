@@ -441,6 +441,16 @@ class Sandbox:
             timeout=limit,
         )
 
+    def done(self, outcome: Optional[str] = None, message: Optional[str] = None) -> Json:
+        """An evaluation attempt's agent says it has finished (``outcome`` ``done``, the default) or
+        gave up (``gave_up``): the attempt is graded now. Called with the attempt's agent key."""
+        body: Json = {}
+        if outcome is not None:
+            body["outcome"] = outcome
+        if message is not None:
+            body["message"] = message
+        return self._t.json("POST", f"{self._base}/done", json_body=body)
+
     # ---- lifetime ----
 
     def keepalive(self) -> Json:
