@@ -14,7 +14,6 @@ import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Client } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriverError } from '../driver.ts';
 import { createLinuxDriver, type LinuxDriver, type LinuxHost } from './index.ts';
@@ -25,6 +24,7 @@ import { liveUserPids } from './vm-user.ts';
 import { XProbe } from './x-probe.ts';
 import { holdNamespace } from '../../test/support/namespace-hold.ts';
 import { nsPids } from '../../test/support/pid-namespaces.ts';
+import { sshExec } from '../../test/support/vm-ssh.ts';
 
 const IMAGE = 'base-macos-26';
 let dataDir: string;
@@ -49,29 +49,12 @@ afterAll(async () => {
 });
 
 function ssh(name: string, command: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const r = host.describe(name).record;
-  return sshAs(r.ip, r.sshPort, r.user, r.sshPrivateKey, command);
+  return sshExec(host.describe(name).record, command);
 }
 
-function sshAs(ip: string, port: number, username: string, privateKey: string, command: string) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-    const c = new Client();
-    c.on('error', reject);
-    c.on('ready', () => {
-      c.exec(command, (err, ch) => {
-        if (err) return reject(err);
-        let stdout = '';
-        let stderr = '';
-        ch.on('data', (b: Buffer) => (stdout += b.toString()));
-        ch.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-        ch.on('close', (code: number) => {
-          c.end();
-          resolve({ code, stdout, stderr });
-        });
-      });
-    });
-    c.connect({ host: ip, port, username, privateKey, readyTimeout: 5000 });
-  });
+/** A login as `user` with `sshPrivateKey` at the VM's address (a key or user that is not the VM's). */
+function sshAs(ip: string, sshPort: number, user: string, sshPrivateKey: string, command: string) {
+  return sshExec({ ip, sshPort, user, sshPrivateKey }, command);
 }
 
 /** Listening TCP sockets (address:port) of a process, from /proc (IPv4 and IPv6). */

@@ -17,7 +17,6 @@ import {
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'ssh2';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLinuxDriver, type LinuxDriver, type LinuxHost } from '../../hosts/linux/index.ts';
 import { run } from '../../hosts/linux/runner.ts';
@@ -25,6 +24,7 @@ import { vmLink } from '../../hosts/linux/vm-network.ts';
 import { mountNsOf } from '../../hosts/linux/vm-mount-ns.ts';
 import { holdNamespace } from '../support/namespace-hold.ts';
 import { nsPids } from '../support/pid-namespaces.ts';
+import { sshExec } from '../support/vm-ssh.ts';
 import { waitFor } from '../support/wait.ts';
 
 const IMAGE = 'base-macos-26';
@@ -58,32 +58,10 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** A command as the VM's user, over its own SSH login. */
 function sh(name: string, command: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const r = host.describe(name).record;
-  return new Promise((resolve, reject) => {
-    const c = new Client();
-    c.on('error', reject);
-    c.on('ready', () => {
-      c.exec(command, (err, ch) => {
-        if (err) return reject(err);
-        let stdout = '';
-        let stderr = '';
-        ch.on('data', (b: Buffer) => (stdout += b.toString()));
-        ch.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-        ch.on('close', (code: number) => {
-          c.end();
-          resolve({ code, stdout, stderr });
-        });
-      });
-    });
-    c.connect({
-      host: r.ip,
-      port: r.sshPort,
-      username: r.user,
-      privateKey: r.sshPrivateKey,
-      readyTimeout: 5000,
-    });
-  });
+  return sshExec(r, command);
 }
 
 /** A process's command line, for messages ('' once it is gone). */
