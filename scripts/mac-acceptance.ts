@@ -127,7 +127,14 @@ async function centre(c: RfbClient): Promise<number[]> {
 }
 
 /** Opens a terminal window in the guest running `script` (sh), titled `title`, and gives it the focus. */
-async function terminal(g: Guest, os: string, title: string, script: string, colour = ''): Promise<void> {
+/** Opens a terminal running `script`, focused; answers a point inside its text area. */
+async function terminal(
+  g: Guest,
+  os: string,
+  title: string,
+  script: string,
+  colour = '',
+): Promise<{ x: number; y: number }> {
   if (os === 'Darwin') {
     const as = [
       `tell application "Terminal" to do script ${JSON.stringify(script)}`,
@@ -137,7 +144,7 @@ async function terminal(g: Guest, os: string, title: string, script: string, col
       'tell application "Terminal" to activate',
     ];
     await ok(g, `osascript ${as.map((l) => `-e ${shellQuote(l)}`).join(' ')}`, true);
-    return;
+    return { x: 640, y: 400 };
   }
   const look = colour
     ? `-bg ${shellQuote(colour)} -fg ${shellQuote(colour)} -geometry 400x200+0+0`
@@ -146,15 +153,27 @@ async function terminal(g: Guest, os: string, title: string, script: string, col
     g,
     `(LANG=C.UTF-8 xterm -u8 -T ${title} ${look} -e sh -c ${shellQuote(script)} >/dev/null 2>&1 &)`,
   );
-  await until(
-    `${title} shown`,
-    async () => (await g.exec(`xdotool search --onlyvisible --name '^${title}$'`)).return_code === 0,
-  );
-  if (!colour) await g.click(100, 50);
+  let id = '';
+  await until(`${title} shown`, async () => {
+    id = (await g.exec(`xdotool search --onlyvisible --name '^${title}$'`)).stdout.trim().split('\n')[0]!;
+    return id !== '';
+  });
+  // The middle of its text area, wherever the window manager put it (below a panel, under its title
+  // bar): a wheel over the title bar rolls the window up instead of scrolling it.
+  const geometry = (await g.exec(`xdotool getwindowgeometry --shell ${id}`)).stdout;
+  const field = (name: string) => Number(new RegExp(`^${name}=(\\d+)$`, 'm').exec(geometry)?.[1] ?? NaN);
+  const centre = {
+    x: field('X') + Math.floor(field('WIDTH') / 2),
+    y: field('Y') + Math.floor(field('HEIGHT') / 2),
+  };
+  if (!Number.isFinite(centre.x) || !Number.isFinite(centre.y))
+    throw new Error(`${title}: no geometry in ${JSON.stringify(geometry)}`);
+  if (!colour) await g.click(centre.x, centre.y);
   await until(
     `${title} focused`,
     async () => (await g.exec('xdotool getwindowfocus getwindowname')).stdout === `${title}\n`,
   );
+  return centre;
 }
 
 async function main(): Promise<void> {
@@ -219,12 +238,12 @@ async function main(): Promise<void> {
     }
   });
   await check('Wheel scrolling (5 steps up over a terminal with 500 lines)', async () => {
-    await terminal(a, os, 'accept-scroll', 'seq 1 500; sleep 60');
+    const over = await terminal(a, os, 'accept-scroll', 'seq 1 500; sleep 60');
     const c = await rfb(a);
     try {
       const before = (await c.capture()).data;
-      // Over the terminal: zoomed on macOS, at the top left on a Linux guest.
-      await (os === 'Darwin' ? a.scroll(640, 400, 'up', 5) : a.scroll(100, 50, 'up', 5));
+      // Over the terminal's text (zoomed on macOS).
+      await a.scroll(over.x, over.y, 'up', 5);
       let moved = false;
       // The redraw reaches the screen as the others' do: within the checks' usual bound (x11vnc, which
       // the emulated Mac's server relays, polls the screen; on a loaded machine 5 s was too short).
