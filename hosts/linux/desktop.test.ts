@@ -151,6 +151,38 @@ function local(entry: string): boolean {
   );
 }
 
+it('scrolls a window without focus by every notch asked (the first also focuses it, as xfwm4 does)', async () => {
+  // Two xev windows side by side; the left one focused, the wheel over the right one.
+  for (const [name, geometry] of [
+    ['wheel-a', '300x300+50+150'],
+    ['wheel-b', '300x300+600+150'],
+  ] as const) {
+    await launch(
+      `sh -c 'exec stdbuf -oL xev -geometry ${geometry} -name ${name} -event button > ~/${name}.txt 2>&1'`,
+    );
+  }
+  const wins = await waitFor(async () => {
+    const w = (await guest.windows()).filter((x) => x.name.startsWith('wheel-'));
+    return w.length === 2 ? w : undefined;
+  }, 'both xev windows');
+  const [a, b] = ['wheel-a', 'wheel-b'].map((n) => wins.find((w) => w.name === n)!);
+  await guest.click(a!.x + 20, a!.y + 20);
+  await waitFor(
+    async () => (await guest.windows()).find((w) => w.name === 'wheel-a')?.focused === true,
+    'the left window focused',
+  );
+  await guest.scroll(b!.x + b!.width - 20, b!.y + b!.height - 20, 'down', 3);
+  // All three reach the window (sent at once, only the first did).
+  const presses = async () =>
+    (await guest.exec('grep -A2 ButtonPress ~/wheel-b.txt | grep -o "button [0-9]*"')).stdout
+      .trim()
+      .split('\n');
+  await waitFor(async () => (await presses()).length >= 3, 'three wheel presses in the right window');
+  expect(await presses()).toEqual(['button 5', 'button 5', 'button 5']);
+  expect((await guest.windows()).find((w) => w.name === 'wheel-b')?.focused).toBe(true);
+  await guest.exec('pkill -x xev');
+});
+
 describe('Chromium', () => {
   // A page served inside the VM, on the VM's own loopback (its network namespace: the machine's
   // loopback is out of its reach). Its image never finishes loading, so the browser holds its

@@ -120,11 +120,13 @@ export class Input {
     checkScrollAmount(amount);
     const { xtest } = await stateOf(this.#conn);
     this.#motion(xtest, x, y);
+    // Notch by notch, each delivered before the next: over a window without focus the window manager
+    // takes the first as a click to focus, and notches sent meanwhile were lost (1 of 3 arrived).
     for (let i = 0; i < amount; i++) {
       xtest.FakeInput(xtest.ButtonPress, wheel, 0, 0, 0, 0);
       xtest.FakeInput(xtest.ButtonRelease, wheel, 0, 0, 0, 0);
+      await this.#delivered(wheel);
     }
-    await this.#delivered(wheel);
   }
 
   async position(): Promise<{ x: number; y: number }> {
