@@ -42,12 +42,17 @@ signal.set_wakeup_fd(wake_w)
 signal.signal(signal.SIGCHLD, lambda *_: None)
 signal.signal(signal.SIGPIPE, signal.SIG_IGN)
 
-out = sys.stdout.buffer
+out_fd = sys.stdout.fileno()
 
 
 def emit(event):
-    out.write(json.dumps(event, separators=(",", ":")).encode() + b"\n")
-    out.flush()
+    # Written whole: stdout is raw here (`python3 -u`), and a write into the full pipe to sshd that a
+    # signal interrupts (SIGCHLD, as a shell exits) returns having written part of the line. Its
+    # return was ignored: the rest of that line was lost, and the next line with it (a big output came
+    # back short by exactly its last reads, once in a full run).
+    line = memoryview(json.dumps(event, separators=(",", ":")).encode() + b"\n")
+    while line:
+        line = line[os.write(out_fd, line):]
 
 
 def nonblocking(fd):

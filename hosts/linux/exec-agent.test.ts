@@ -60,6 +60,19 @@ it('returns output larger than a pipe holds, whole and in order', async () => {
   expect(lines.at(-1)).toBe('200000');
 });
 
+it('returns big output whole while other calls come and go', async () => {
+  let done = false;
+  const big = guest.exec('seq 1 2000000').finally(() => (done = true));
+  // Short calls back to back, two at a time, for as long as the big one writes.
+  const others = [0, 1].map(async () => {
+    while (!done) await guest.exec('true');
+  });
+  const [r] = await Promise.all([big, ...others]);
+  const lines = r.stdout.trim().split('\n');
+  expect(lines).toHaveLength(2_000_000);
+  expect(lines.at(-1)).toBe('2000000');
+});
+
 it('returns when the shell exits; what it put in the background keeps running and writing', async () => {
   const t0 = performance.now();
   const r = await guest.exec('echo now; (sleep 0.5; echo later) & (sleep 600 &) ; exit 0');
