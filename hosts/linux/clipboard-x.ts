@@ -92,9 +92,22 @@ export async function setXClipboard(
   const target = content.type === 'text' ? 'UTF8_STRING' : 'image/png';
   const data = content.type === 'text' ? Buffer.from(content.text, 'utf8') : content.data;
   // xclip reads its input, then forks a child that owns the selection; the child's output goes
-  // nowhere, so the session ends with the parent (and the channel with it).
+  // nowhere, so the session ends with the parent (and the channel with it). The parent exits before
+  // the child's claim of the selection has reached the X server (Xlib sends it at the child's next
+  // wait): a read right after the set could get the old content (seen once in a full run). So the
+  // set answers once the selection reads back as what was set (about 2 s at most).
+  const t = shellQuote(target);
   const r = await run(
-    `timeout ${XCLIP_TIMEOUT_S} xclip ${SEL} -t ${shellQuote(target)} -i >/dev/null 2>&1 || { echo "xclip failed ($?)" >&2; exit 1; }`,
+    [
+      'f=$(mktemp) && cat > "$f" || exit 1',
+      `timeout ${XCLIP_TIMEOUT_S} xclip ${SEL} -t ${t} -i "$f" >/dev/null 2>&1 || { echo "xclip failed ($?)" >&2; rm -f "$f"; exit 1; }`,
+      'want=$(sha256sum < "$f"); rm -f "$f"',
+      'i=0; while [ $i -lt 100 ]; do',
+      `  [ "$(timeout 1 xclip ${SEL} -o -t ${t} 2>/dev/null | sha256sum)" = "$want" ] && exit 0`,
+      '  sleep 0.02; i=$((i+1))',
+      'done',
+      'echo "the clipboard did not take the new content within 2 s" >&2; exit 1',
+    ].join('\n'),
     data,
   );
   if (r.code !== 0) {
