@@ -130,11 +130,14 @@ export class Input {
   }
 
   async position(): Promise<{ x: number; y: number }> {
-    const conn = this.#conn;
-    const p = await conn.request<{ rootX: number; rootY: number }>('QueryPointer', (reply) =>
-      conn.client.QueryPointer(conn.root, reply),
-    );
+    const p = await this.#pointer();
     return { x: p.rootX, y: p.rootY };
+  }
+
+  /** The pointer as the server has it: where it is, and the buttons and modifiers held. */
+  #pointer(): Promise<{ rootX: number; rootY: number; keyMask: number }> {
+    const conn = this.#conn;
+    return conn.request('QueryPointer', (reply) => conn.client.QueryPointer(conn.root, reply));
   }
 
   /** Presses or releases a button where the pointer is. */
@@ -186,12 +189,9 @@ export class Input {
   async #delivered(button: number): Promise<void> {
     const bit = BUTTON_MASK[button];
     if (bit === undefined) return this.#conn.sync();
-    const conn = this.#conn;
     const deadline = Date.now() + DELIVERY_DEADLINE_MS;
     for (;;) {
-      const p = await conn.request<{ keyMask: number }>('QueryPointer', (reply) =>
-        conn.client.QueryPointer(conn.root, reply),
-      );
+      const p = await this.#pointer();
       if ((p.keyMask & bit) === 0 || Date.now() > deadline) return;
       await sleep(DELIVERY_POLL_MS);
     }
