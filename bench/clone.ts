@@ -20,6 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { IMAGES } from '../crds/index.ts';
 import { createLinuxDriver } from '../hosts/linux/index.ts';
 import { SlotRegistry } from '../hosts/linux/claims.ts';
 import { ensureTemplate } from '../hosts/linux/image.ts';
@@ -100,7 +101,7 @@ async function measure(payloadMb: number): Promise<Result> {
   const key = generateSshKey('naive');
   const naive: VmRecord = {
     ...spec,
-    diskGiB: 64,
+    diskGiB: IMAGES.split.diskGiB,
     slot: claim.slot,
     user: naiveUser,
     uid: u.uid,

@@ -3,10 +3,15 @@
 import type { MacModel, VmLayout } from './meta.ts';
 import type { WarmSlot } from './mini.ts';
 
-/** Guest images of the 26.2 generation, with the disk size every VM cloned from them gets. */
+/**
+ * Guest images of the 26.2 generation, with the disk size every VM cloned from them gets (Tart's
+ * GB, 10^9 bytes, as `tart list` reports it). Split VMs run Cirrus Labs' base image as it is pulled
+ * (its raw disk is 50 GB); whole VMs, which get a whole Mac, the same image grown to 100 GB (`tart
+ * set --disk-size` only grows a disk). The fleet's `pull-images` step makes both (docs/fleet.md).
+ */
 export const IMAGES = {
-  split: { name: 'base-macos-26', diskGiB: 64 },
-  whole: { name: 'base-macos-26-whole', diskGiB: 128 },
+  split: { name: 'base-macos-26', diskGiB: 50 },
+  whole: { name: 'base-macos-26-whole', diskGiB: 100 },
 } as const satisfies Record<VmLayout, { name: string; diskGiB: number }>;
 
 export interface MacProfile {

@@ -78,7 +78,10 @@ export const FleetSettings = Type.Object(
     controlPlanePublicKey: Type.String({ pattern: '^ssh-[a-z0-9-]+ [A-Za-z0-9+/=]+' }),
     /** The Tart version every Mac runs (`2.30.0`). */
     tartVersion: Type.String({ pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+$' }),
-    /** OCI references of the base images the models need. */
+    /**
+     * OCI references of the base images pulled onto every Mac. The first is the one the local images
+     * the models clone (crds/mac-models.ts) are made from.
+     */
     baseImages: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
     /** Replace or destroy hosts younger than their 24-hour minimum anyway. */
     force: Type.Optional(Type.Boolean()),

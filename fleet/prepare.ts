@@ -2,6 +2,7 @@
 // its inputs change (the command line carries both, and `triggers` names them for the diff).
 import * as command from '@pulumi/command';
 import type * as pulumi from '@pulumi/pulumi';
+import { IMAGES } from '../crds/index.ts';
 import type { FleetConfig } from './config.ts';
 import { SCRIPTS, scriptCommand, scriptDigest, type ScriptName } from './scripts.ts';
 import type { MacTarget } from './target.ts';
@@ -12,7 +13,7 @@ function inputsOf(script: ScriptName, mac: MacTarget, fleet: FleetConfig): Recor
     case 'install-tart':
       return { ...common, TART_VERSION: fleet.tartVersion };
     case 'pull-images':
-      return { ...common, IMAGES: fleet.baseImages.join(' ') };
+      return { ...common, IMAGES: fleet.baseImages.join(' '), NAMED: namedImages(fleet) };
     case 'install-key':
       return { ...common, CONTROL_PLANE_KEY: fleet.controlPlanePublicKey };
     case 'install-softnet':
@@ -20,6 +21,17 @@ function inputsOf(script: ScriptName, mac: MacTarget, fleet: FleetConfig): Recor
     case 'check-licence':
       return common;
   }
+}
+
+/**
+ * The local images the driver clones (crds/mac-models.ts), each made from the first base image and
+ * grown to its disk size: `NAME=SOURCE=GB` for pull-images.
+ */
+function namedImages(fleet: FleetConfig): string {
+  const source = fleet.baseImages[0]!;
+  return Object.values(IMAGES)
+    .map((i) => `${i.name}=${source}=${i.diskGiB}`)
+    .join(' ');
 }
 
 /** The Mac's preparation commands, in order; the last one is what registration waits for. */

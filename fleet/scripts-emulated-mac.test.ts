@@ -46,8 +46,15 @@ describe('preparation scripts on an emulated Mac', () => {
 
   it('pull-images finds the images the Mac already has and pulls nothing', async () => {
     const images = Object.values(IMAGES).map((i) => i.name);
-    const run = await onMac('pull-images', { IMAGES: images.join(' ') });
-    expect(run).toMatchObject({ code: 0, stdout: images.map((i) => `present ${i}\n`).join('') });
+    // The emulated Mac's images are local already, each with its model's disk size.
+    const named = Object.values(IMAGES).map(
+      (i) => `${i.name}=ghcr.io/cirruslabs/macos-tahoe-base:latest=${i.diskGiB}`,
+    );
+    const run = await onMac('pull-images', { IMAGES: images.join(' '), NAMED: named.join(' ') });
+    expect(run).toMatchObject({
+      code: 0,
+      stdout: [...images, ...images].map((i) => `present ${i}\n`).join(''),
+    });
   });
 
   it('check-licence counts running VMs from tart list and reports the host cores', async () => {

@@ -31,6 +31,8 @@ function freePort(): Promise<number> {
   });
 }
 
+const CIRRUS = 'ghcr.io/cirruslabs/macos-tahoe-base:latest';
+
 /** The fake tools. `tart` appears in brewBin only once `brew install` has put it there. */
 function fakeTools(state: string, log: string, brewBin: string): Record<string, string> {
   const record = `printf '%s\\n' "$(basename "$0") $*" >>'${log}'`;
@@ -48,6 +50,12 @@ case "$1" in
     done <"$state/images"
     printf ']\\n' ;;
   pull) printf '%s\\n' "$2" >>"$state/images" ;;
+  clone)
+    printf '%s\\n' "$3" >>"$state/images"
+    cat "$state/source-disk" 2>/dev/null >"$state/disk-$3" || echo 50 >"$state/disk-$3" ;;
+  get) printf '{\\n  "CPU" : 4,\\n  "Disk" : %s,\\n  "Running" : false\\n}\\n' "$(cat "$state/disk-$2")" ;;
+  set) [ "$3" = --disk-size ] && echo "$4" >"$state/disk-$2" ;;
+  delete) grep -v -x -F "$2" "$state/images" >"$state/images.new"; mv "$state/images.new" "$state/images" ;;
   *) echo "Error: unexpected tart $*" >&2; exit 1 ;;
 esac
 `;
@@ -187,6 +195,37 @@ describe('preparation scripts over SSH', () => {
     expect((await calls()).filter((c) => c.startsWith('tart pull'))).toEqual([
       'tart pull ghcr.io/cirruslabs/macos-tahoe-vanilla:latest',
     ]);
+  });
+
+  it('pull-images makes the local images from the first base image, each grown to its disk size, once', async () => {
+    await runScript('install-tart', { TART_VERSION: '2.30.0' });
+    await writeFile(join(mac.state, 'images'), `${CIRRUS}\n`);
+    const vars = { IMAGES: CIRRUS, NAMED: `base-macos-26=${CIRRUS}=50 base-macos-26-whole=${CIRRUS}=100` };
+    expect(await runScript('pull-images', vars)).toMatchObject({
+      code: 0,
+      stdout: `present ${CIRRUS}\nmaking base-macos-26 from ${CIRRUS}, disk 50 GB\nmaking base-macos-26-whole from ${CIRRUS}, disk 100 GB\n`,
+    });
+    expect(await runScript('pull-images', vars)).toMatchObject({
+      code: 0,
+      stdout: `present ${CIRRUS}\npresent base-macos-26\npresent base-macos-26-whole\n`,
+    });
+    expect((await calls()).filter((c) => /^tart (clone|set|pull)/.test(c))).toEqual([
+      `tart clone ${CIRRUS} base-macos-26`,
+      `tart clone ${CIRRUS} base-macos-26-whole`,
+      'tart set base-macos-26-whole --disk-size 100',
+    ]);
+  });
+
+  it('pull-images refuses a base image whose disk is bigger than a model gives, and leaves no image', async () => {
+    await runScript('install-tart', { TART_VERSION: '2.30.0' });
+    await writeFile(join(mac.state, 'images'), `${CIRRUS}\n`);
+    await writeFile(join(mac.state, 'source-disk'), '60\n');
+    const run = await runScript('pull-images', { IMAGES: CIRRUS, NAMED: `base-macos-26=${CIRRUS}=50` });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `sandbay-fleet: Mac "mini-1": ${CIRRUS} has a 60 GB disk, more than the 50 GB sandbay's models give base-macos-26 (Tart only grows a disk): use a smaller base image\n`,
+    );
+    expect(await readFile(join(mac.state, 'images'), 'utf8')).toBe(`${CIRRUS}\n`);
   });
 
   it('check-session fails on auto-login off and on a locked keychain, each with its fix', async () => {

@@ -304,7 +304,7 @@ describe('snapshots', () => {
       sandbox_id: sb,
       status: 'ready',
       base_image: 'base-macos-26',
-      disk_gib: 64,
+      disk_gib: 50,
     });
     expect(snap.version).toMatch(/^snap-\d{8}t\d{6}z-[0-9a-f]{8}$/);
     expect((await s.call(key, 'GET', '/v1/snapshots')).json()).toContainEqual(snap);

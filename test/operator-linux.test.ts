@@ -173,7 +173,7 @@ describe('operator on the linux driver', () => {
         'the snapshot',
         LONG,
       );
-      expect(snap.status).toMatchObject({ phase: 'ready', baseImage: 'base-macos-26', diskGiB: 64 });
+      expect(snap.status).toMatchObject({ phase: 'ready', baseImage: 'base-macos-26', diskGiB: 50 });
       await destroy(again);
       await warmPool();
       const restored = await create({ snapshot: 'v1' });

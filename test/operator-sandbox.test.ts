@@ -98,9 +98,9 @@ describe('sandboxes', () => {
     expect(isStoreError(tooSmall, 'Invalid')).toBe(true);
     const smallest = await create({ cpu: 2, memoryGiB: 4 });
     expect(smallest.status).toMatchObject({ phase: 'running', cpu: 2, memoryGiB: 4 });
-    const wrongDisk = await create({ diskGiB: 100 });
+    const wrongDisk = await create({ diskGiB: 80 });
     expect(wrongDisk.status).toMatchObject({ phase: 'failed', reason: 'invalid_disk_size' });
-    const rightDisk = await create({ diskGiB: 64 });
+    const rightDisk = await create({ diskGiB: 50 });
     expect(rightDisk.status?.phase).toBe('running');
   });
 

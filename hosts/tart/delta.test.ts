@@ -53,7 +53,7 @@ describe('tart disk deltas between two Macs', () => {
     const file = join(root, 'src.delta');
     const delta = await a.exportDelta('src', file);
     expect(delta.bytes).toBe(readFileSync(file).length);
-    // A few MiB of changed blocks (gzip squeezes the 3 MiB of sevens), not the 64 GB disk.
+    // A few MiB of changed blocks (gzip squeezes the 3 MiB of sevens), not the 50 GB disk.
     expect(delta.bytes).toBeLessThan(2 * 1024 * 1024);
 
     await b.createVm({ name: 'dst', image: 'base-macos-26', cpu: 2, memoryGiB: 4 });

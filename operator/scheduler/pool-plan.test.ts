@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { warmProfile } from '../../crds/index.ts';
+import { IMAGES, warmProfile } from '../../crds/index.ts';
 import { Fleet, mac, pool, vm } from './fixtures.ts';
 import { poolPlan } from './pool-plan.ts';
 import { schedule } from './schedule.ts';
@@ -79,12 +79,12 @@ describe('poolPlan', () => {
   it('VMs beyond the profile, or a second VM of one slot, are discarded', () => {
     const a = mac('a', 'm4', 'whole');
     const vms = [
-      vm('a-0', 'a', 0, { cpu: 10, memoryGiB: 16, image: 'base-macos-26-whole', diskGiB: 128 }),
+      vm('a-0', 'a', 0, { cpu: 10, memoryGiB: 16, image: IMAGES.whole.name, diskGiB: IMAGES.whole.diskGiB }),
       vm('a-0b', 'a', 0, {
         cpu: 10,
         memoryGiB: 16,
-        image: 'base-macos-26-whole',
-        diskGiB: 128,
+        image: IMAGES.whole.name,
+        diskGiB: IMAGES.whole.diskGiB,
         phase: 'stopped',
       }),
       vm('a-1', 'a', 1, { cpu: 5, memoryGiB: 8 }),

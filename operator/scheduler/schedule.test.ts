@@ -81,13 +81,15 @@ describe('sizes', () => {
 
   it('disk_gib must equal the image disk size', () => {
     const split = fleetOf(mac('a', 'm4'));
-    expect(schedule(split.input({ diskGiB: 100 }))).toMatchObject({ error: 'invalid_disk_size' });
+    expect(schedule(split.input({ diskGiB: 80 }))).toMatchObject({ error: 'invalid_disk_size' });
     expect(schedule(split.input({ diskGiB: IMAGES.whole.diskGiB }))).toMatchObject({
       error: 'invalid_disk_size',
     });
     expect(chosen(schedule(split.input({ diskGiB: IMAGES.split.diskGiB })))).toMatchObject({ boot: 'warm' });
     const whole = fleetOf(mac('b', 'm4', 'whole'));
-    expect(chosen(schedule(whole.input({ diskGiB: IMAGES.whole.diskGiB })))).toMatchObject({ diskGiB: 128 });
+    expect(chosen(schedule(whole.input({ diskGiB: IMAGES.whole.diskGiB })))).toMatchObject({
+      diskGiB: IMAGES.whole.diskGiB,
+    });
   });
 });
 
@@ -242,7 +244,7 @@ describe('choosing', () => {
       boot: 'cold',
       reclone: true,
       image: IMAGES.whole.name,
-      diskGiB: 128,
+      diskGiB: IMAGES.whole.diskGiB,
       cpu: 5,
     });
   });

@@ -271,7 +271,7 @@ function imageDisk(root: string, name: string, diskGiB: number, publicKey: strin
   const tmp = `${file}.tmp`;
   writeFileSync(tmp, '');
   truncateSync(tmp, diskGiB * 1e9);
-  // Lazy inode tables and journal: a 128 GB file system takes a few MiB of the sparse file.
+  // Lazy inode tables and journal: a 100 GB file system takes a few MiB of the sparse file.
   execFileSync('mkfs.ext4', [
     '-q',
     '-F',
