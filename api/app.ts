@@ -402,7 +402,8 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     clearTimeout(grace);
     clearInterval(reapIdle);
     stopWaiting();
-    reads.stop();
+    // A request still waiting for the cache (its own write's read-back) is cut as the waits are.
+    reads.stop(new ApiError('server_shutting_down'));
     // After the last request: releasing the Lease tells the other replicas this one's keys are free.
     await heartbeat.stop();
   });

@@ -88,8 +88,9 @@ export class CachedReads {
     await Promise.all(this.#cached().map((i) => i.start()));
   }
 
-  stop(): void {
-    if (this.#owned) for (const i of this.#cached()) i.stop();
+  /** Stops the informers this owns; a wait on their cache rejects with `reason` from then on. */
+  stop(reason?: Error): void {
+    if (this.#owned) for (const i of this.#cached()) i.stop(reason);
   }
 
   apiKey(name: string): Promise<ApiKey | undefined> {

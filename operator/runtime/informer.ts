@@ -48,6 +48,8 @@ export class Informer<T extends AnyResource = AnyResource> {
   #rv: string | undefined;
   #synced = false;
   #stopped = false;
+  /** What waits on a stopped informer are rejected with (stop's reason, or that it stopped). */
+  #stopReason: Error | undefined;
   #watch: Watch | undefined;
   #started: Promise<void> | undefined;
   #resolveSynced!: () => void;
@@ -124,15 +126,24 @@ export class Informer<T extends AnyResource = AnyResource> {
     return this.#started;
   }
 
-  stop(): void {
+  /**
+   * Stops watching; every wait on the cache, now or later, rejects with `reason` (an API closing
+   * answers its cut requests with its shutdown error, not an informer's).
+   */
+  stop(reason?: Error): void {
     this.#stopped = true;
+    this.#stopReason = reason;
     this.#watch?.stop();
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const w of waiters) {
       clearTimeout(w.timer);
-      w.reject(new Error(`informer ${this.kind} stopped`));
+      w.reject(this.#stoppedError());
     }
+  }
+
+  #stoppedError(): Error {
+    return this.#stopReason ?? new Error(`informer ${this.kind} stopped`);
   }
 
   /** Resolves once the cache holds every change up to `rv` (read-your-writes after a write). */
@@ -143,7 +154,7 @@ export class Informer<T extends AnyResource = AnyResource> {
   /** Resolves once `ready()` holds; checked now and after every change. */
   waitUntil(ready: () => boolean, timeoutMs = 15_000): Promise<void> {
     if (ready()) return Promise.resolve();
-    if (this.#stopped) return Promise.reject(new Error(`informer ${this.kind} stopped`));
+    if (this.#stopped) return Promise.reject(this.#stoppedError());
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         ready,
