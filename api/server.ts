@@ -50,6 +50,8 @@ export interface ServerOptions {
   minFreeBytes?: number;
   /** CIDRs `download` setup steps may fetch from although they are not public (docs/evaluation.md). */
   setupFetchAllow?: string[];
+  /** Requests per API key per minute on the customer listener (default 6,000); 0 turns it off. */
+  rateLimitPerMinute?: number;
   /** Address the admin listener binds: its own, loopback unless told otherwise (not `host`). */
   adminHost?: string;
   /** The gateway environment idempotency keys are scoped to (default `production`). */
@@ -209,6 +211,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       blobs: createBlobStore(blobDir(dataDir)),
       storageGuard: { dir: dataDir, minFreeBytes: opts.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES },
       ...(opts.setupFetchAllow && { setupFetch: { allow: opts.setupFetchAllow } }),
+      ...(opts.rateLimitPerMinute !== undefined && {
+        rateLimit:
+          opts.rateLimitPerMinute === 0 ? false : { max: opts.rateLimitPerMinute, timeWindowMs: 60_000 },
+      }),
       // In one process the API reads the operator's caches; `sandbay api` alone keeps its own.
       ...(operator && { informers: operator.informers }),
     });

@@ -154,6 +154,21 @@ export function runDriverSuite(o: DriverSuiteOptions): void {
       expect(await host.listVms()).toEqual([running]);
     });
 
+    it('boots two VMs at once, each listed meanwhile without failing the other', async () => {
+      await host.createVm(vm('v1'));
+      await host.createVm(vm('v2'));
+      // Each start looks at the host's other VMs (room) while the other is half booted.
+      const listing = (async () => {
+        for (let i = 0; i < 20; i++) await host.listVms();
+      })();
+      const [a, b] = await Promise.all([host.startVm('v1'), host.startVm('v2'), listing]);
+      expect([a.state, b.state]).toEqual(['running', 'running']);
+      expect((await host.listVms()).map((v) => [v.name, v.state])).toEqual([
+        ['v1', 'running'],
+        ['v2', 'running'],
+      ]);
+    });
+
     it('stops a VM keeping its disk, and boots it again', async () => {
       await host.createVm(vm('v1'));
       await host.startVm('v1');
@@ -298,6 +313,13 @@ export function runDriverSuite(o: DriverSuiteOptions): void {
         await expect(host.pauseVm('p')).rejects.toMatchObject({ code: 'not_supported' });
         return;
       }
+      // A process of the guest's: a pause keeps it (the VM's memory), as a resume finds it. (The sim
+      // guest's shell runs no processes.)
+      const processes = driver.kind !== 'sim';
+      const pid = processes
+        ? (await host.guest('p').exec('nohup sleep 600 > /dev/null 2>&1 & echo $!')).stdout.trim()
+        : '';
+      if (processes) expect(pid).toMatch(/^\d+$/);
       await host.pauseVm('p');
       await host.pauseVm('p');
       expect((await host.listVms()).find((v) => v.name === 'p')).toMatchObject({
@@ -308,6 +330,9 @@ export function runDriverSuite(o: DriverSuiteOptions): void {
       await host.resumeVm('p');
       expect((await host.listVms()).find((v) => v.name === 'p')?.paused).toBeUndefined();
       expect((await host.guest('p').displayInfo()).width).toBeGreaterThan(0);
+      if (processes) {
+        expect((await host.guest('p').exec(`kill -0 ${pid} && echo alive`)).stdout).toBe('alive\n');
+      }
     });
 
     it('gives a guest only for a running VM', async () => {

@@ -339,6 +339,13 @@ async function main(): Promise<void> {
     if (first.code !== 0) return `tart run --suspendable failed: ${first.out}`;
     const suspended = await onMac(`tart suspend ${C}`);
     if (suspended.code !== 0) return `tart suspend: exit ${suspended.code}: ${suspended.out}`;
+    // `tart suspend` only signals the run, which saves the VM's memory and exits: the VM is
+    // suspended once `tart get` says so.
+    const saved = await onMac(
+      `i=0; until tart get ${C} --format json | grep -q '"State" : "suspended"'; do ` +
+        `i=$((i+1)); [ $i -lt 1800 ] || { cat ${log}; exit 124; }; sleep 0.1; done`,
+    );
+    if (saved.code !== 0) return `tart suspend: not suspended within 180 s: ${saved.out}`;
     const again = await onMac(run);
     const m = /vnc:\/\/:([^@]*)@([\d.]+):(\d+)/.exec(again.out);
     if (!m) return `resumed, but no VNC line: ${again.out}`;

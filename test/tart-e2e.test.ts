@@ -13,6 +13,7 @@ import { createWebSocketStream, WebSocket } from 'ws';
 import type { Mini, Sandbox } from '../crds/index.ts';
 import { waitFor } from './api-harness.ts';
 import { RfbClient } from './api-rfb-client.ts';
+import { onMacOk } from './support/emulated-mac/operator-shell.ts';
 import { json, startTartStack, type TartStack } from './tart-stack.ts';
 
 let stack: TartStack;
@@ -263,15 +264,31 @@ describe('sandbay on the tart driver with two emulated Macs', () => {
     },
   );
 
-  it('refuses pause on a Mac by name, with the reason, writing nothing', async () => {
-    const r = await api('POST', `/v1/sandboxes/${first.id}/pause`);
-    expect(r.status).toBe(501);
-    expect(json(r)).toMatchObject({ error: 'feature_not_supported' });
-    expect(json(r).message).toMatch(/tart driver.*--suspendable/);
-    const sb = (await stack.store.get<Sandbox>({ kind: 'Sandbox', namespace: 'mac', name: first.id }))!;
-    expect(sb.spec.paused).toBeUndefined();
-    expect((await exec(first.id, 'echo still')).stdout).toBe('still\n');
-  });
+  it(
+    'pauses a Mac sandbox with `tart suspend` and resumes it where it was: its processes, then its screen',
+    { timeout: 240_000 },
+    async () => {
+      const bg = await exec(first.id, 'nohup sleep 600 > /dev/null 2>&1 & echo $!');
+      const pid = bg.stdout.trim();
+      expect(pid).toMatch(/^\d+$/);
+      const paused = await api('POST', `/v1/sandboxes/${first.id}/pause`);
+      expect([paused.status, json(paused).state]).toEqual([200, 'paused']);
+      // Tart saved the VM: its `tart run` is gone and `tart get` says so.
+      const vm = (await stack.store.get<Sandbox>({ kind: 'Sandbox', namespace: 'mac', name: first.id }))!
+        .status!.vm!;
+      const mac = stack.macs.find((m) => m.name === first.mini)!;
+      expect(await onMacOk(mac, `tart get ${vm} --format json`)).toContain('"State" : "suspended"');
+      const refused = await api('POST', `/v1/sandboxes/${first.id}/exec`, { command: 'true' });
+      expect([refused.status, json(refused).error]).toEqual([409, 'sandbox_paused']);
+
+      const resumed = await api('POST', `/v1/sandboxes/${first.id}/resume`);
+      expect([resumed.status, json(resumed).state]).toEqual([200, 'running']);
+      expect((await exec(first.id, `kill -0 ${pid} && echo alive`)).stdout).toBe('alive\n');
+      // The screen through the new run's VNC server.
+      const shot = await api('GET', `/v1/sandboxes/${first.id}/screenshot`);
+      expect([shot.status, shot.bytes.subarray(1, 4).toString()]).toEqual([200, 'PNG']);
+    },
+  );
 
   it('streams an exec, forwards a port and carries the clipboard, each through the Mac', async () => {
     // The exec stream: the channel protocol's frames, the exit code in the status frame.

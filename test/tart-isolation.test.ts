@@ -122,8 +122,9 @@ describe("the driver's VMs of two tenants on one Mac", () => {
   it('sees only its own processes: not the other VM’s, not the Mac’s', async () => {
     const ps = await tenant('a', 'ps -e -o pid=,args=');
     const lines = ps.trim().split('\n');
-    // Its first process is its own `tart run` (the VM's first, as a macOS guest's launchd is).
-    expect(lines.find((l) => /^\s*1 /.test(l))).toMatch(/tart-cli\.ts run a /);
+    // Its first process is the VM itself, the emulation's keeper of its processes (the VM's first, as
+    // a macOS guest's launchd is).
+    expect(lines.find((l) => /^\s*1 /.test(l))).toMatch(/tart-cli\.ts vm-keeper a /);
     expect(ps).toMatch(/\/vms\/a\/\.emulation\/sshd_config/);
     expect(ps).not.toMatch(/\/vms\/b\//);
     expect(ps).not.toContain(join(mac.dir, 'ssh', 'sshd_config'));

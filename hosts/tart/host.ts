@@ -16,7 +16,8 @@ import {
 import { shellQuote } from '../linux/ssh-client.ts';
 import { validateCreate, validateSize } from '../linux/vm-spec.ts';
 import { exportDelta, importDelta, PRISTINE_FILE } from './delta.ts';
-import { cloneForFork, pauseUnsupported } from './fork.ts';
+import { cloneForFork } from './fork.ts';
+import { isSuspendable, notSuspendable, SUSPENDABLE_FILE, suspendVm } from './suspend.ts';
 import { TartGuest, type RunningVm } from './guest.ts';
 import { tartLine, vmDirWord, type Mac } from './mac.ts';
 import { tartError, unexpectedOutput } from './tart-errors.ts';
@@ -57,6 +58,11 @@ export class TartHost implements Host {
   readonly #opts: TartHostOptions;
   /** Running VMs as last seen (guest() must answer synchronously). */
   readonly #running = new Map<string, TartGuest>();
+  /**
+   * VMs whose `tart run` this driver is starting: running to Tart before their VNC line is written,
+   * so a listing meanwhile (another VM's start checks the room) must not adopt them.
+   */
+  readonly #starting = new Set<string>();
 
   constructor(mac: Mac, opts: TartHostOptions) {
     this.#mac = mac;
@@ -112,7 +118,7 @@ export class TartHost implements Host {
     const infos = await Promise.all(ours.map((e) => this.#vmInfo(e.Name).catch(notFoundAsUndefined)));
     const vms = infos.filter((v): v is VmInfo => v !== undefined);
     for (const name of this.#running.keys()) {
-      if (!vms.some((v) => v.name === name && v.state === 'running')) this.#forget(name);
+      if (!vms.some((v) => v.name === name && v.state === 'running' && !v.paused)) this.#forget(name);
     }
     return vms.sort((a, b) => a.name.localeCompare(b.name));
   }
@@ -130,19 +136,27 @@ export class TartHost implements Host {
     const got = parseGet(json ?? '');
     const imageName = image?.trim();
     if (!imageName) return undefined; // not a VM of sandbay's (an operator's own)
+    const suspended = got.State === 'suspended';
     const info: VmInfo = {
       name,
       image: imageName,
       cpu: got.CPU,
       memoryGiB: Math.round(got.Memory / 1024),
-      state: got.Running ? 'running' : 'stopped',
+      // A suspended VM is paused: it keeps its place (cores, memory) until resumed or deleted.
+      state: got.Running || suspended ? 'running' : 'stopped',
+      ...(suspended && { paused: true }),
     };
+    if (suspended) {
+      this.#forget(name);
+      return info;
+    }
     if (!got.Running) {
       this.#forget(name);
       return info;
     }
     const known = this.#running.get(name);
     if (known) return { ...info, ip: known.vm.ip };
+    if (this.#starting.has(name)) return info;
     const vm = await this.#adopt(name);
     return { ...info, ip: vm.ip };
   }
@@ -194,6 +208,24 @@ export class TartHost implements Host {
     const vm = await this.#require(name);
     if (vm.state === 'running') return vm;
     await this.#checkRoom(vm);
+    const ip = await this.#run(name);
+    return { ...vm, state: 'running', ip };
+  }
+
+  /**
+   * `tart run` (which restores a suspended VM), then the guest's address and its sshd; returns the
+   * address. The guest is sealed at its first boot.
+   */
+  async #run(name: string): Promise<string> {
+    this.#starting.add(name);
+    try {
+      return await this.#boot(name);
+    } finally {
+      this.#starting.delete(name);
+    }
+  }
+
+  async #boot(name: string): Promise<string> {
     const d = vmDirWord(name);
     // Detached from the SSH session (its own session, stdin from /dev/null, output to a file in the
     // VM's dir) so it survives a dropped connection and a control-plane restart. macOS has no
@@ -201,9 +233,13 @@ export class TartHost implements Host {
     const script = [
       // From here on the disk is no longer the fresh clone a delta may be applied onto.
       `rm -f ${d}/${RUN_LOG} ${d}/${PRISTINE_FILE}`,
+      // This run can be suspended (pauseVm): suspend.ts.
+      `: > ${d}/${SUSPENDABLE_FILE}`,
       // --net-softnet: the VM may reach the Mac's gateway and the internet, no private address (no
       // other VM); Softnet needs its SUID bit, set by the fleet's preparation (docs/mac.md).
-      `nohup perl -MPOSIX -e 'POSIX::setsid(); exec @ARGV' ${tartLine(['run', name, '--no-graphics', '--vnc-experimental', '--net-softnet'])} > ${d}/${RUN_LOG} 2>&1 < /dev/null &`,
+      // --suspendable: `tart suspend` can save it (Tart then leaves out the audio and entropy
+      // devices, and gives the VM only a Mac keyboard and trackpad).
+      `nohup perl -MPOSIX -e 'POSIX::setsid(); exec @ARGV' ${tartLine(['run', name, '--no-graphics', '--vnc-experimental', '--net-softnet', '--suspendable'])} > ${d}/${RUN_LOG} 2>&1 < /dev/null &`,
       'pid=$!',
       `i=0; while [ $i -lt ${this.#bootS * 10} ]; do`,
       `  grep -q '^VNC server is running at ' ${d}/${RUN_LOG} && break`,
@@ -244,7 +280,7 @@ export class TartHost implements Host {
       throw e;
     }
     this.#running.set(name, guest);
-    return { ...vm, state: 'running', ip };
+    return ip;
   }
 
   #guestOf(vm: RunningVm): TartGuest {
@@ -410,12 +446,25 @@ export class TartHost implements Host {
     return { name: spec.name, image: spec.image, cpu: spec.cpu, memoryGiB: spec.memoryGiB, state: 'stopped' };
   }
 
-  pauseVm(): Promise<void> {
-    return Promise.reject(pauseUnsupported());
+  /**
+   * `tart suspend` (suspend.ts): the VM's memory saved on the Mac, no CPU, its place kept. Its
+   * recordings stop and its connections close: the run that served them ends.
+   */
+  async pauseVm(name: string): Promise<void> {
+    const vm = await this.#require(name);
+    if (vm.paused) return;
+    if (vm.state !== 'running') throw new DriverError('invalid_argument', `VM ${name} is not running`);
+    if (!(await isSuspendable(this.#mac, name))) throw notSuspendable(name);
+    await this.#running.get(name)?.recorder.stopAll();
+    this.#forget(name);
+    await suspendVm(this.#mac, name);
   }
 
-  resumeVm(): Promise<void> {
-    return Promise.reject(pauseUnsupported());
+  /** `tart run` again, which restores the saved VM where it was; its guest answers again. */
+  async resumeVm(name: string): Promise<void> {
+    const vm = await this.#require(name);
+    if (!vm.paused) return;
+    await this.#run(name);
   }
 
   async importDelta(name: string, file: string): Promise<void> {

@@ -2,7 +2,6 @@
 import { join } from 'node:path';
 import { DriverError, type Driver, type Host, type HostRef } from '../driver.ts';
 import { readCredentials } from './credentials.ts';
-import { PAUSE_UNSUPPORTED } from './fork.ts';
 import { TartHost } from './host.ts';
 import { Mac } from './mac.ts';
 
@@ -18,7 +17,6 @@ export function createTartDriver(opts: TartDriverOptions): Driver {
   const knownHosts = join(opts.dataDir, 'tart', 'known_hosts');
   return {
     kind: 'tart',
-    unsupported: { pause: PAUSE_UNSUPPORTED },
     host(ref: HostRef): Host {
       if (!/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/.test(ref.name)) {
         throw new DriverError('invalid_argument', `bad Mini name ${JSON.stringify(ref.name)}`);

@@ -24,6 +24,11 @@ export const listenerFlags = {
     default: 1024,
     min: 0,
   }),
+  'rate-limit': Flags.integer({
+    description: 'requests per API key per minute on the customer listener (0: no limit)',
+    default: 6000,
+    min: 0,
+  }),
   'setup-fetch-allow': Flags.string({
     description:
       'a CIDR that `download` setup steps may fetch from although it is not public (repeatable; docs/evaluation.md)',
@@ -39,6 +44,7 @@ export function listenerOptions(flags: {
   host: string;
   'admin-host': string;
   'min-free-mib': number;
+  'rate-limit': number;
   'setup-fetch-allow'?: string[] | undefined;
 }) {
   return {
@@ -48,6 +54,7 @@ export function listenerOptions(flags: {
     host: flags.host,
     adminHost: flags['admin-host'],
     minFreeBytes: flags['min-free-mib'] * 1024 * 1024,
+    rateLimitPerMinute: flags['rate-limit'],
     ...(flags['audit-log'] !== undefined && { auditLog: flags['audit-log'] }),
     ...(flags['setup-fetch-allow'] !== undefined && { setupFetchAllow: flags['setup-fetch-allow'] }),
   };

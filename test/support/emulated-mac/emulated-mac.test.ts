@@ -158,6 +158,86 @@ describe('an emulated Mac', () => {
     },
   );
 
+  it(
+    'suspends a VM run --suspendable and restores it where it was, its processes frozen meanwhile (Tart’s suspend)',
+    { timeout: 240_000 },
+    () => {
+      const vms = '"$TART_HOME/vms"';
+      // `tart run` detached, its exit code written when it exits.
+      const start = (vm: string, flags = '') =>
+        onMac(
+          `(setsid nohup sh -c 'tart run "$1" --no-graphics --vnc-experimental ${flags} > "$2/run.log" 2>&1; echo $? > "$2/run.exit"' ` +
+            `sh ${vm} "$TART_HOME/vms/${vm}" > /dev/null 2>&1 &) && tart ip ${vm} --wait 30`,
+        );
+      const exited = (vm: string) =>
+        onMac(
+          `i=0; until [ -s ${vms}/${vm}/run.exit ]; do i=$((i+1)); [ $i -lt 600 ] || exit 124; sleep 0.1; done; ` +
+            `cat ${vms}/${vm}/run.exit ${vms}/${vm}/run.log; rm ${vms}/${vm}/run.exit`,
+        );
+      const state = (vm: string) =>
+        (JSON.parse(onMac(`tart get ${vm} --format json`).stdout) as { State: string; Running: boolean })
+          .State;
+      const inGuest = (ip: string, command: string) =>
+        onMac(
+          `ssh -i ${keyFile} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR ` +
+            `admin@${ip} '${command}'`,
+        );
+      const vncPort = (log: string) => Number(/@127\.0\.0\.1:(\d+)$/m.exec(log)?.[1]);
+
+      expect(onMac('tart clone base-macos-26 s').code).toBe(0);
+      const ip = start('s', '--suspendable').stdout.trim();
+      expect(ip).toMatch(/^192\.168\.64\.\d+$/);
+      const firstPort = vncPort(onMac(`cat ${vms}/s/run.log`).stdout);
+      // A process of the guest's, and a clock it writes every 50 ms.
+      const sleeper = inGuest(
+        ip,
+        'nohup sleep 1000 > /dev/null 2>&1 & echo $!; ' +
+          'nohup sh -c "while :; do date +%s%N >> ticks; sleep 0.05; done" > /dev/null 2>&1 &',
+      ).stdout.trim();
+      expect(sleeper).toMatch(/^\d+$/);
+
+      expect(onMac('tart suspend s')).toMatchObject({ code: 0, stdout: '', stderr: '' });
+      expect(exited('s').stdout).toMatch(
+        /^0\nVNC server is running at .*\npausing VM to take a snapshot\.\.\.\ncreating a snapshot\.\.\.\nsnapshot created successfully! shutting down the VM\.\.\.\n$/,
+      );
+      expect(state('s')).toBe('suspended');
+      expect(onMac(`test -e ${vms}/s/state.vzvmsave`).code).toBe(0);
+      expect(onMac('tart suspend s')).toMatchObject({
+        code: 2,
+        stderr: 'VM "VM "s" is not running" is not running\n',
+      });
+      onMac('sleep 3');
+
+      expect(start('s').stdout.trim()).toBe(ip);
+      const log = onMac(`cat ${vms}/s/run.log`).stdout;
+      expect(log).toMatch(
+        /^restoring VM state from a snapshot\.\.\.\nresuming VM\.\.\.\nVNC server is running at vnc:\/\/:[a-z-]+@127\.0\.0\.1:\d+\n$/,
+      );
+      expect(vncPort(log)).not.toBe(firstPort);
+      expect(state('s')).toBe('running');
+      expect(onMac(`test -e ${vms}/s/state.vzvmsave`).code).toBe(1);
+      // The same process, and a clock that stood still while the VM was suspended (3 s and more).
+      expect(inGuest(ip, `kill -0 ${sleeper} && echo alive`).stdout).toBe('alive\n');
+      const ticks = inGuest(ip, 'cat ticks').stdout.trim().split('\n').map(Number);
+      const gaps = ticks.slice(1).map((t, i) => (t - ticks[i]!) / 1e9);
+      expect(Math.max(...gaps)).toBeGreaterThan(3);
+
+      // Suspended again, then stopped: the saved state is discarded and the VM is stopped.
+      expect(onMac('tart suspend s').code).toBe(0);
+      expect(exited('s').stdout).toMatch(/^0\n/);
+      expect(onMac('tart stop s')).toMatchObject({ code: 0 });
+      expect(state('s')).toBe('stopped');
+      expect(onMac(`pgrep -f 'tart-cli.ts vm-keepe[r] s '`).code).toBe(1);
+
+      // A VM not run suspendable: Tart's save fails and its run exits 1, the VM gone with it.
+      expect(start('s').code).toBe(0);
+      expect(onMac('tart suspend s').code).toBe(0);
+      expect(exited('s').stdout).toMatch(/^1\nVNC server is running at .*\nFailed to suspend the VM: /);
+      expect(state('s')).toBe('stopped');
+      expect(onMac('tart delete s').code).toBe(0);
+    },
+  );
+
   it('is swept once the process that made it was killed before removing it, and only then', async () => {
     // A test killed mid-run: its Mac (with a running VM, so a guest user exists) outlives it.
     const child = spawn(

@@ -33,8 +33,8 @@ export function clearFault(macDir: string, name: Fault): void {
 
 /** The Mac the emulated `tart` runs on (its `SANDBAY_EMULATED_MAC`), if any. */
 /**
- * This process's pid as the machine sees it: an emulated `tart run` is pid 1 of its own PID
- * namespace, and /proc (not remounted there) is the machine's, whose view NSpid leads with.
+ * This process's pid as the machine sees it: in a PID namespace of its own (an emulated VM's keeper)
+ * NSpid leads with the machine's view.
  */
 function machinePid(): number {
   const m = /^NSpid:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'));
@@ -47,13 +47,14 @@ function macDir(): string | undefined {
 
 /**
  * Takes a one-shot knob: true for exactly one caller (the rename is atomic), which leaves
- * `<name>.taken-<pid>` behind as the record of who took it.
+ * `<name>.taken-<pid>` behind as the record of who took it (`pid`: this process, or the one it
+ * acts for, as a VM's keeper for its `tart run`).
  */
-export function takeFault(name: Fault): boolean {
+export function takeFault(name: Fault, pid = machinePid()): boolean {
   const dir = macDir();
   if (!dir || !existsSync(faultFile(dir, name))) return false;
   try {
-    renameSync(faultFile(dir, name), `${faultFile(dir, name)}.taken-${machinePid()}`);
+    renameSync(faultFile(dir, name), `${faultFile(dir, name)}.taken-${pid}`);
     return true;
   } catch {
     return false; // another process took it first

@@ -41,7 +41,7 @@ import {
 import { scriptCommand } from '../../../fleet/scripts.ts';
 import { sshRun } from '../../../fleet/ssh-run.ts';
 import { writeGuestEnv } from './guest-env.ts';
-import { swiftPretty, type TartConfig } from './tart-store.ts';
+import { swiftPretty, VM_SLOTS, type TartConfig } from './tart-store.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '../../..');
@@ -172,12 +172,8 @@ function writeBootTime(mac: EmulatedMac): void {
 function writeExecutables(mac: EmulatedMac): void {
   const node = join(REPO, 'node_modules', '.bin', 'node');
   const cli = join(HERE, 'tart-cli.ts');
-  // `tart run` gets a mount namespace of its own: the guest's disk is mounted in it only (the VM's
-  // processes see it), and the kernel unmounts it when the last of them is gone, however they died.
-  // And a PID namespace (tart-run.ts remounts /proc for it): the VM's processes see only each other,
-  // and all of them end with the `tart run` process, its first.
+  // (`tart run` starts each VM in namespaces of its own: tart-run.ts.)
   const tart = `#!/bin/sh
-if [ "$1" = run ]; then exec unshare --mount --propagation slave --pid --fork ${node} ${cli} "$@"; fi
 exec ${node} ${cli} "$@"
 `;
   const p = MAC_PROFILES[mac.model];
@@ -423,7 +419,7 @@ export async function downMac(root: string, link: number): Promise<void> {
   await powerOff(l);
   await deleteMacNetwork(l);
   rmSync(dir, { recursive: true, force: true });
-  for (const slot of [0, 1]) {
+  for (const slot of VM_SLOTS) {
     const user = findUser(`sbemac${link}s${slot}`);
     if (user) await run('userdel', [user.user]).catch(() => {});
   }
@@ -443,8 +439,11 @@ async function powerOff(l: MacLink): Promise<void> {
   for (const ns of await namespaces()) {
     if (ns.startsWith(`${l.netns}-`)) await run('ip', ['netns', 'del', ns]).catch(() => {});
   }
-  await run('sh', ['-c', `rm -rf /run/sandbay-emulated-macs/rt/${l.netns}-vm*`]);
-  for (const slot of [0, 1]) {
+  await run('sh', [
+    '-c',
+    `rm -rf /run/sandbay-emulated-macs/rt/${l.netns}-vm* /run/sandbay-emulated-macs/rt/${l.netns}-keepers`,
+  ]);
+  for (const slot of VM_SLOTS) {
     const user = findUser(`sbemac${l.link}s${slot}`);
     if (!user) continue;
     // The SIGKILLed VMs' shared-memory segments (x11vnc's ~40) outlive them, and once the user is

@@ -20,16 +20,19 @@ import {
   allocatedBytes,
   diskGB,
   displayText,
+  isKeeper,
   isTartRun,
   listVmNames,
   openVm,
   runState,
+  savedState,
   saveConfig,
   swiftPretty,
   TartError,
   tartHome,
   vmDir,
   vmExists,
+  vmState,
   type TartConfig,
 } from './tart-store.ts';
 import { waitWhileCloneHeld } from './faults.ts';
@@ -100,14 +103,10 @@ function textTable(rows: Record<string, unknown>[]): string {
     .join('\n');
 }
 
-function state(name: string): 'running' | 'stopped' {
-  return runState(name) ? 'running' : 'stopped';
-}
-
 function list(args: string[]): string {
   const p = parse(args, ['--format', '--source'], ['-q', '--quiet']);
   const rows = listVmNames().map((name) => {
-    const s = state(name);
+    const s = vmState(name);
     return {
       Source: 'local',
       Name: name,
@@ -126,7 +125,7 @@ function get(args: string[]): string {
   const p = parse(args, ['--format']);
   const name = one(p, 'name');
   const c = openVm(name);
-  const s = state(name);
+  const s = vmState(name);
   const info = {
     OS: c.os,
     CPU: c.cpuCount,
@@ -158,6 +157,9 @@ async function clone(args: string[]): Promise<void> {
     // Sparse as APFS clones are: the copy takes no room until the guest writes.
     execFileSync('cp', ['-a', '--sparse=always', vmDir(src), tmp]);
     rmSync(join(tmp, '.emulation', 'run.json'), { force: true });
+    // A suspended source's memory is its keeper's processes, which no copy has: the emulation's
+    // clone is stopped (Tart's carries the saved state along).
+    rmSync(join(tmp, 'state.vzvmsave'), { force: true });
     rmSync(join(tmp, '.emulation', 'logs'), { recursive: true, force: true });
     const c = openVmAt(tmp);
     c.macAddress = randomMac();
@@ -259,12 +261,13 @@ function set(args: string[]): void {
   }
 }
 
-function del(args: string[]): void {
+async function del(args: string[]): Promise<void> {
   const p = parse(args, []);
   if (p.positional.length === 0) throw new UsageError("Missing expected argument '<name> ...'");
   for (const name of p.positional) {
     if (!vmExists(name)) throw new TartError(`the specified VM "${name}" does not exist`, 2);
     if (runState(name)) throw new TartError(`VM "${name}" is running`);
+    await discardSaved(name);
     rmSync(vmDir(name), { recursive: true, force: true });
   }
 }
@@ -296,6 +299,8 @@ async function stop(args: string[]): Promise<void> {
   const name = one(p, 'name');
   openVm(name);
   const timeoutS = uint(p, '-t') ?? uint(p, '--timeout') ?? 30;
+  // A suspended VM: Tart removes its saved state (Commands/Stop.swift), and the VM is stopped.
+  if (vmState(name) === 'suspended') return discardSaved(name);
   const s = runState(name);
   if (!s) throw new TartError(`VM "${name}" is not running`, 2);
   process.kill(s.pid, 'SIGINT');
@@ -309,6 +314,38 @@ async function stop(args: string[]): Promise<void> {
     process.kill(s.pid, 'SIGKILL');
   } catch (e) {
     throw new TartError(`failed to forcefully terminate the VM "${name}": ${(e as Error).message}`);
+  }
+}
+
+/**
+ * `tart suspend NAME` (Commands/Suspend.swift): SIGUSR1 to the VM's `tart run`, which saves the VM
+ * and exits; it does not wait. Its refusal of a VM not running names the VM twice, as Tart's does
+ * (it wraps a whole message in RuntimeError.VMNotRunning, which words it again).
+ */
+function suspend(args: string[]): void {
+  const name = one(parse(args, []), 'name');
+  openVm(name);
+  const s = runState(name);
+  if (!s) throw new TartError(`VM "VM "${name}" is not running" is not running`, 2);
+  process.kill(s.pid, 'SIGUSR1');
+}
+
+/**
+ * A suspended VM's saved state goes: its keeper, which holds the frozen VM, powers it off; waited
+ * for, so that its disk and slot are free when this returns.
+ */
+async function discardSaved(name: string): Promise<void> {
+  const saved = savedState(name);
+  rmSync(join(vmDir(name), 'state.vzvmsave'), { force: true });
+  if (!saved || !isKeeper(saved.keeper)) return;
+  process.kill(saved.keeper, 'SIGTERM');
+  const until = Date.now() + 30_000;
+  while (isKeeper(saved.keeper)) {
+    if (Date.now() > until) {
+      process.kill(saved.keeper, 'SIGKILL');
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
@@ -332,7 +369,7 @@ async function main(argv: string[]): Promise<number> {
         set(args);
         return 0;
       case 'delete':
-        del(args);
+        await del(args);
         return 0;
       case 'ip':
         print(await ip(args));
@@ -340,9 +377,18 @@ async function main(argv: string[]): Promise<number> {
       case 'stop':
         await stop(args);
         return 0;
+      case 'suspend':
+        suspend(args);
+        return 0;
       case 'run': {
         const { runVm } = await import('./tart-run.ts');
         return await runVm(args);
+      }
+      case 'vm-keeper': {
+        // Not Tart's: the emulated VM itself, started by `tart run` (tart-run.ts).
+        const { keepVm } = await import('./tart-run.ts');
+        await keepVm(args);
+        return 0;
       }
       default:
         throw new UsageError(

@@ -1,17 +1,26 @@
-// `tart run NAME --no-graphics --vnc-experimental` on an emulated Mac: the VM is a real Linux desktop
-// built from the linux driver's pieces (Xvfb, a session bus and the XFCE session, a password-protected x11vnc)
-// plus the guest's own sshd for the user `admin` in the VM's network namespace at 192.168.64.x.
-// As with Tart, the VNC server listens on the Mac's 127.0.0.1 (Virtualization.framework's server runs
-// in the `tart` process, not in the guest), the process stays in the foreground for the VM's life,
-// prints one `VNC server is running at vnc://:<password>@127.0.0.1:<port>` line, exits 0 on SIGINT
-// (what `tart stop` sends) and takes the VM down with it however it dies (every VM process is
-// started with a parent-death signal).
-import { randomInt } from 'node:crypto';
+// `tart run NAME --no-graphics --vnc-experimental [--suspendable]` on an emulated Mac: the VM is a
+// real Linux desktop built from the linux driver's pieces (Xvfb, a session bus and the XFCE session, a
+// password-protected x11vnc) plus the guest's own sshd for the user `admin` in the VM's network
+// namespace at 192.168.64.x. As with Tart, the VNC server listens on the Mac's 127.0.0.1
+// (Virtualization.framework's server runs in the `tart` process, not in the guest), the process stays
+// in the foreground for the VM's life, prints one `VNC server is running at
+// vnc://:<password>@127.0.0.1:<port>` line, exits 0 on SIGINT (what `tart stop` sends) and takes the
+// VM down with it however it dies. `tart suspend` (SIGUSR1) saves a suspendable VM and the run exits
+// 0; the next `tart run` restores it where it was.
+//
+// Two processes: `tart run` (runVm) and the VM's keeper (keepVm), which holds the VM's processes, so
+// that a suspended VM's memory (its processes, frozen) outlives its run as Tart's saved state does.
+// The run and its keeper talk over a socket of root's; the keeper goes down when its run goes.
+import { spawn } from 'node:child_process';
+import { createHash, randomInt } from 'node:crypto';
+import { once } from 'node:events';
 import {
   chmodSync,
   chownSync,
+  closeSync,
   existsSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -20,8 +29,9 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import {
   startSession,
   startVnc,
@@ -41,12 +51,17 @@ import {
   emulationDir,
   guestDisk,
   guestHome,
+  isKeeper,
   openVm,
   runState,
+  savedState,
+  stateFile,
   TartError,
   tartHome,
+  VM_SLOTS,
   vmDir,
   writeRunState,
+  type SavedState,
 } from './tart-store.ts';
 import { startVzVnc, type VzVnc } from './vz-vnc.ts';
 import { PASSPHRASE_WORDS } from './words.ts';
@@ -60,12 +75,38 @@ interface MacFacts {
   link: number;
 }
 
+/**
+ * Where a VM's keeper listens for its `tart run`: a dir of root's per Mac, removed with the Mac's
+ * runtime dirs when it loses power (macs.ts); a short path (sun_path).
+ */
+export const keeperSockets = (netns: string): string => `/run/sandbay-emulated-macs/rt/${netns}-keepers`;
+function keeperSocket(name: string): string {
+  const file = `${createHash('sha256').update(vmDir(name)).digest('hex').slice(0, 24)}.sock`;
+  return join(keeperSockets(macFacts().netns), file);
+}
+
 function macFacts(): MacFacts {
   const dir = process.env.SANDBAY_EMULATED_MAC;
   if (!dir) throw new TartError('not an emulated Mac: SANDBAY_EMULATED_MAC is unset');
   return JSON.parse(readFileSync(join(dir, 'mac.json'), 'utf8')) as MacFacts;
 }
 
+/** Calls `handle` with each JSON line `socket` reads. */
+function onLines<T>(socket: Socket, handle: (m: T) => void): void {
+  createInterface({ input: socket, crlfDelay: Infinity }).on('line', (line) => handle(JSON.parse(line) as T));
+}
+
+/** One message between `tart run` and its VM's keeper: a JSON line. */
+type ToKeeper = { attach: number; resume: boolean } | { signal: 'SIGINT' | 'SIGTERM' | 'SIGUSR1' };
+type ToRun = { out: string } | { err: string } | { exit: number };
+
+/**
+ * `tart run NAME …`: the foreground process Tart's is. It prints what the VM says (its VNC line),
+ * stays for the VM's life, passes on `tart stop`'s SIGINT and `tart suspend`'s SIGUSR1, and exits
+ * with the VM: 0 once it stopped or was suspended. The VM itself is its keeper (keepVm), started
+ * here, or found again when the VM is suspended: then this run restores it, as Tart's restores the
+ * saved state. The keeper goes down with this process however it dies.
+ */
 export async function runVm(args: string[]): Promise<number> {
   const name = args.find((a) => !a.startsWith('-'));
   if (name === undefined) {
@@ -74,15 +115,117 @@ export async function runVm(args: string[]): Promise<number> {
   }
   const config = openVm(name);
   if (runState(name)) throw new TartError(`VM "${name}" is already running!`, 2);
+  const saved = savedState(name);
+  // Tart runs a suspended VM suspendable, and only a macOS VM may be (Commands/Run.swift).
+  if ((saved || args.includes('--suspendable')) && config.os !== 'darwin') {
+    process.stderr.write('Error: You can only suspend macOS VMs\n');
+    return 64;
+  }
+  let keeperGone: Promise<void> = new Promise(() => {});
+  if (saved) {
+    if (!isKeeper(saved.keeper)) {
+      // A real Mac restores the saved memory from the file; the emulation kept it in a process that
+      // is gone (the Mac lost power): the VM boots cold instead, as if the state were not there.
+      rmSync(stateFile(name), { force: true });
+      return runVm(args);
+    }
+  } else {
+    const logs = join(emulationDir(name), 'logs');
+    mkdirSync(logs, { recursive: true });
+    const log = openSync(join(logs, 'keeper.log'), 'w');
+    // A PID namespace (its /proc remounted by the keeper): the VM's processes see only each other,
+    // as a macOS guest sees none of the Mac's; and a mount namespace, where the guest's disk is
+    // mounted and which the kernel unmounts when the last of its processes is gone.
+    const keeper = spawn(
+      'unshare',
+      [
+        '--mount',
+        '--propagation',
+        'slave',
+        '--pid',
+        '--fork',
+        process.execPath,
+        process.argv[1]!,
+        'vm-keeper',
+        ...args,
+      ],
+      {
+        detached: true,
+        stdio: ['ignore', log, log],
+        env: { ...process.env, SANDBAY_TART_RUN_PID: String(process.pid) },
+      },
+    );
+    closeSync(log);
+    keeperGone = once(keeper, 'exit').then(() => undefined);
+    keeper.unref();
+  }
+  return attach(name, { attach: process.pid, resume: saved !== undefined }, keeperGone);
+}
+
+/** Talks to the VM's keeper until it says how this run ends; 1 if it goes without a word. */
+async function attach(name: string, hello: ToKeeper, keeperGone: Promise<void>): Promise<number> {
+  let gone = false;
+  void keeperGone.then(() => (gone = true));
+  const until = Date.now() + 60_000;
+  let socket: Socket | undefined;
+  while (!socket) {
+    socket = await new Promise<Socket | undefined>((resolve) => {
+      const s = connect(keeperSocket(name));
+      s.once('connect', () => resolve(s)).once('error', () => resolve(undefined));
+    });
+    if (socket) break;
+    if (gone || Date.now() > until) {
+      process.stderr.write(
+        `the VM's process ended before it started: ${join(emulationDir(name), 'logs', 'keeper.log')}\n`,
+      );
+      return 1;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const s = socket;
+  const send = (m: ToKeeper) => s.write(`${JSON.stringify(m)}\n`);
+  send(hello);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGUSR1'] as const) process.on(signal, () => send({ signal }));
+  let code = 1;
+  onLines<ToRun>(s, (m) => {
+    if ('out' in m) process.stdout.write(`${m.out}\n`);
+    else if ('err' in m) process.stderr.write(`${m.err}\n`);
+    else code = m.exit;
+  });
+  s.on('error', () => {});
+  await once(s, 'close');
+  return code;
+}
+
+/**
+ * The VM (`tart-cli.ts vm-keeper NAME …`, started by `tart run`): its desktop, sshd, disk and
+ * network, and Virtualization.framework's VNC server. It answers the `tart run` attached to it
+ * (runVm) and goes down when that run goes. Suspended (`tart suspend`: SIGUSR1), it freezes every
+ * process of the VM (SIGSTOP: no CPU, their memory kept), writes the VM's `state.vzvmsave` and lets
+ * its run exit 0, and stays, holding the frozen VM, until a new `tart run` restores it (SIGCONT, a
+ * new VNC server) or `tart stop` or `tart delete` discards it.
+ */
+export async function keepVm(args: string[]): Promise<void> {
+  const name = args.find((a) => !a.startsWith('-'))!;
   const softnet = args.some((a) => a.startsWith('--net-softnet'));
-  if (softnet) checkSoftnet();
-  // This process is the first of a PID namespace of its own (the `tart` wrapper): every process of
-  // the VM is in it and sees only its VM's processes, as a macOS guest, a VM of its own, sees none
-  // of the Mac's or of another VM's. The run is recorded under the Mac's pid (what `tart stop`
-  // signals), read while /proc is still the Mac's, and the slot claimed then too (other VMs' runs
-  // are checked in the Mac's /proc); then /proc becomes this namespace's.
+  const suspendable = args.includes('--suspendable');
+  // This process is the first of a PID namespace of its own: every process of the VM is in it and
+  // sees only its VM's processes, as a macOS guest, a VM of its own, sees none of the Mac's or of
+  // another VM's. Its pid as the Mac sees it is read while /proc is still the Mac's, and the slot
+  // claimed then too (other VMs' runs are checked in the Mac's /proc); then /proc becomes this
+  // namespace's. The run is recorded under its `tart run`'s pid (what `tart stop` signals).
   const hostPid = Number(readlinkSync('/proc/self'));
-  const slot = claimSlot(name, hostPid);
+  const runPid = Number(process.env.SANDBAY_TART_RUN_PID);
+  const config = openVm(name);
+  const channel = await RunChannel.listen(name);
+  let slot: number;
+  try {
+    if (softnet) checkSoftnet();
+    slot = claimSlot(name, { pid: runPid, keeper: hostPid });
+  } catch (e) {
+    channel.send({ err: (e as Error).message });
+    return channel.finish(e instanceof TartError ? e.exitCode : 1);
+  }
   await run('mount', ['-t', 'proc', '-o', 'nosuid,nodev,noexec', 'proc', '/proc']);
   // The socket dirs where the guest's programs name sockets by pid or display number (the session's
   // ICE listener /tmp/.ICE-unix/<pid>, the X server's socket) are the VM's own: another VM's same
@@ -106,6 +249,9 @@ export async function runVm(args: string[]): Promise<number> {
   let vzVnc: VzVnc | undefined;
   let xconn: X11Connection | undefined;
   let power: Server | undefined;
+  let vncPassword = '';
+  /** `booting` until the VNC line, then `running`; `suspended` while frozen and without a run. */
+  let phase: 'booting' | 'running' | 'suspending' | 'suspended' = 'booting';
   /**
    * The VM goes away. `clean`: the guest shut itself down (its file system unmounted after its last
    * write, as macOS does before it powers off). Otherwise a power cut, as Virtualization.framework's
@@ -118,6 +264,8 @@ export async function runVm(args: string[]): Promise<number> {
     stopping = true;
     power?.close();
     if (mounted && !clean) await cutPower(disk).catch((e: Error) => process.stderr.write(`${e.message}\n`));
+    // A frozen VM's processes would keep a SIGTERM pending: they go on, to their end, after the cut.
+    if (phase === 'suspending' || phase === 'suspended') signalGuest('SIGCONT');
     vzVnc?.close();
     xconn?.close();
     await tracker.killAll();
@@ -138,8 +286,73 @@ export async function runVm(args: string[]): Promise<number> {
     rmSync(runtimeDir, { recursive: true, force: true });
     rmSync(dirname(powerSocket(runtimeDir)), { recursive: true, force: true });
     rmSync(join(emu, 'run.json'), { force: true });
-    process.exit(code);
+    rmSync(stateFile(name), { force: true });
+    await channel.finish(code);
   };
+  /** Virtualization.framework's VNC server, new at every run (a new port), and its line. */
+  const serveVnc = async () => {
+    vzVnc = await startVzVnc({ host: ip, port: 5900 }, xconn!);
+    // A test's knob (faults.ts): the VM runs, but the line never comes.
+    if (!takeFault(FAULTS.withholdVncLine, channel.runPid)) {
+      channel.send({ out: `VNC server is running at vnc://:${vncPassword}@127.0.0.1:${vzVnc.port}` });
+    }
+  };
+  /**
+   * `tart suspend`, as Tart's run answers SIGUSR1 (Commands/Run.swift): a VM not run suspendable
+   * fails Virtualization.framework's save/restore check and the run exits 1, the VM gone with it;
+   * otherwise the VM is paused, its state saved, and the run exits 0.
+   */
+  const suspend = async () => {
+    if (phase !== 'running') return;
+    if (!suspendable) {
+      // Tart prints the framework's own words here; they are not in Tart's source (the emulation's).
+      channel.send({
+        out: 'Failed to suspend the VM: the virtual machine does not support saving and restoring',
+      });
+      return shutdown(1);
+    }
+    phase = 'suspending';
+    channel.send({ out: 'pausing VM to take a snapshot...' });
+    vzVnc?.close();
+    vzVnc = undefined;
+    await freezeGuest();
+    channel.send({ out: 'creating a snapshot...' });
+    const saved: SavedState = { keeper: hostPid, slot, ip };
+    writeFileSync(stateFile(name), JSON.stringify(saved));
+    rmSync(join(emu, 'run.json'), { force: true });
+    channel.send({ out: 'snapshot created successfully! shutting down the VM...' });
+    phase = 'suspended';
+    await channel.detach(0);
+  };
+  /**
+   * A new `tart run` of the suspended VM: Tart restores the saved state and removes the file, then
+   * starts the VM, which Apple's licence may refuse: the memory is lost then, and the VM stopped.
+   */
+  const restore = async (pid: number) => {
+    if (phase !== 'suspended') {
+      channel.send({ err: `VM "${name}" is not suspended` });
+      return channel.detach(1);
+    }
+    channel.send({ out: 'restoring VM state from a snapshot...' });
+    rmSync(stateFile(name), { force: true });
+    channel.send({ out: 'resuming VM...' });
+    const others = listRunning().filter((o) => o.name !== name);
+    if (others.length >= LICENCE_LIMIT) {
+      const names = others.map((o) => o.name).join(', ');
+      channel.send({ err: `The number of VMs exceeds the system limit (other running VMs: ${names})` });
+      return shutdown(1);
+    }
+    writeRunState(name, { pid, slot, ip, keeper: hostPid });
+    signalGuest('SIGCONT');
+    phase = 'running';
+    await serveVnc();
+  };
+  channel.on({
+    signal: (signal) => void (signal === 'SIGUSR1' ? suspend() : shutdown(0)),
+    restore: (pid) => void restore(pid),
+    // The run went without a word (killed): the VM goes down with it, as with Tart's.
+    lost: () => void (phase === 'suspended' ? undefined : shutdown(1)),
+  });
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
   try {
@@ -194,8 +407,8 @@ export async function runVm(args: string[]): Promise<number> {
     // x11vnc serves the framebuffer behind the framework's server (vz-vnc.ts), which takes the input;
     // in the VM's namespace with the desktop, it listens on the VM's address (the Mac reaches it
     // over its bridge), with the VM's random VNC password.
-    const vnc = { password: passphrase() };
-    const x11vnc = { ip, port: 5900, password: vnc.password };
+    vncPassword = passphrase();
+    const x11vnc = { ip, port: 5900, password: vncPassword };
     const [session, vncProc, sshd] = await Promise.all([
       startSession(tracker, screen, x, cookie),
       startVnc(tracker, screen, x.display, x11vnc).then(async (p) => {
@@ -203,7 +416,6 @@ export async function runVm(args: string[]): Promise<number> {
           name: 'MIT-MAGIC-COOKIE-1',
           data: cookie.toString('latin1'),
         });
-        vzVnc = await startVzVnc({ host: x11vnc.ip, port: x11vnc.port }, xconn);
         return p;
       }),
       startGuestSshd(tracker, {
@@ -223,18 +435,14 @@ export async function runVm(args: string[]): Promise<number> {
     // The guest's power button: its `shutdown -h now` (guest-env.ts) asks here, as macOS's asks the
     // hardware, and the VM powers off cleanly: `tart run` exits 0.
     power = await listenPower(powerSocket(runtimeDir), gid, () => void shutdown(0, true));
-    // A test's knob (faults.ts): the VM runs, but the line never comes.
-    if (!takeFault(FAULTS.withholdVncLine)) {
-      console.log(`VNC server is running at vnc://:${vnc.password}@127.0.0.1:${vzVnc!.port}`);
-    }
+    phase = 'running';
+    await serveVnc();
     // The guest's DHCP lease: `tart ip` finds the address once the guest is up.
-    writeRunState(name, { pid: hostPid, slot, ip });
+    writeRunState(name, { pid: channel.runPid, slot, ip, keeper: hostPid });
   } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n`);
+    channel.send({ err: (e as Error).message });
     await shutdown(1);
   }
-  await new Promise(() => {});
-  return 0;
 }
 
 /**
@@ -297,10 +505,11 @@ function watch(p: TrackedProcess, shutdown: (code: number) => Promise<void>): vo
 }
 
 /**
- * Records this process as the VM's `tart run` in the first free slot, or refuses as Tart does past
- * the licence limit. A lock dir keeps two concurrent runs from taking the same slot.
+ * Records the VM's run in the first free slot, or refuses as Tart does past the licence limit (two
+ * running; a suspended VM runs nothing but keeps its slot). A lock dir keeps two concurrent runs
+ * from taking the same slot.
  */
-function claimSlot(name: string, pid: number): number {
+function claimSlot(name: string, run: { pid: number; keeper: number }): number {
   const lock = join(tartHome(), '.run-lock');
   for (let i = 0; ; i++) {
     try {
@@ -317,28 +526,175 @@ function claimSlot(name: string, pid: number): number {
       const names = others.map((o) => o.name).join(', ');
       throw new TartError(`The number of VMs exceeds the system limit (other running VMs: ${names})`);
     }
-    const used = new Set(others.map((o) => o.slot));
-    const slot = [0, 1].find((s) => !used.has(s))!;
-    writeRunState(name, { pid, slot });
+    const used = new Set([...others, ...listSuspended()].map((o) => o.slot));
+    const slot = VM_SLOTS.find((s) => !used.has(s));
+    if (slot === undefined)
+      throw new TartError('the emulated Mac has no free VM slot (suspended VMs hold them)');
+    writeRunState(name, { ...run, slot });
     return slot;
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
 }
 
-function listRunning(): { name: string; slot: number }[] {
-  const out: { name: string; slot: number }[] = [];
-  let names: string[];
+function vmNames(): string[] {
   try {
-    names = readdirSync(join(tartHome(), 'vms'));
+    return readdirSync(join(tartHome(), 'vms'));
   } catch {
-    return out;
+    return [];
   }
-  for (const n of names) {
-    const s = runState(n);
-    if (s) out.push({ name: n, slot: s.slot });
+}
+
+function listRunning(): { name: string; slot: number }[] {
+  return vmNames().flatMap((name) => {
+    const s = runState(name);
+    return s ? [{ name, slot: s.slot }] : [];
+  });
+}
+
+/** Suspended VMs whose keeper still holds their slot. */
+function listSuspended(): { name: string; slot: number }[] {
+  return vmNames().flatMap((name) => {
+    const s = savedState(name);
+    return s && isKeeper(s.keeper) ? [{ name, slot: s.slot }] : [];
+  });
+}
+
+/** Every process of the VM but its keeper (this PID namespace's /proc). */
+function guestPids(): number[] {
+  return readdirSync('/proc')
+    .filter((f) => /^\d+$/.test(f))
+    .map(Number)
+    .filter((pid) => pid !== process.pid);
+}
+
+function signalGuest(signal: 'SIGSTOP' | 'SIGCONT'): void {
+  for (const pid of guestPids()) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // gone meanwhile
+    }
   }
-  return out;
+}
+
+/** Stopped (or gone): the state letter of /proc/PID/stat. */
+function isStopped(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return 'TtZX'.includes(stat.charAt(stat.lastIndexOf(')') + 2));
+  } catch {
+    return true;
+  }
+}
+
+/** SIGSTOP to every process of the VM until all are stopped: one forked meanwhile is caught next pass. */
+async function freezeGuest(): Promise<void> {
+  for (let pass = 0; pass < 100; pass++) {
+    const running = guestPids().filter((pid) => !isStopped(pid));
+    if (running.length === 0) return;
+    signalGuest('SIGSTOP');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('the VM did not stop: a process kept running');
+}
+
+interface RunHandlers {
+  signal(signal: 'SIGINT' | 'SIGTERM' | 'SIGUSR1'): void;
+  restore(pid: number): void;
+  lost(): void;
+}
+
+/**
+ * The keeper's end of its `tart run`s (runVm's `attach`): one at a time, each a connection on the
+ * VM's socket. What the VM says before its run is attached waits for it.
+ */
+class RunChannel {
+  runPid: number;
+  readonly #server: Server;
+  readonly #path: string;
+  #conn: Socket | undefined;
+  #attached: Promise<void>;
+  #onAttached: () => void = () => {};
+  #pending: string[] = [];
+  #handlers: RunHandlers | undefined;
+
+  private constructor(server: Server, path: string, runPid: number) {
+    this.#server = server;
+    this.#path = path;
+    this.runPid = runPid;
+    this.#attached = new Promise((resolve) => (this.#onAttached = resolve));
+    server.on('connection', (c) => this.#accept(c));
+    // The run that started this keeper attaches at once, or is gone: nothing would ever stop the VM.
+    setTimeout(() => {
+      if (!this.#conn && this.#handlers) this.#handlers.lost();
+    }, 60_000).unref();
+  }
+
+  static async listen(name: string): Promise<RunChannel> {
+    const path = keeperSocket(name);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    rmSync(path, { force: true });
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(path, resolve));
+    return new RunChannel(server, path, Number(process.env.SANDBAY_TART_RUN_PID));
+  }
+
+  on(handlers: RunHandlers): void {
+    this.#handlers = handlers;
+  }
+
+  send(m: ToRun): void {
+    const line = `${JSON.stringify(m)}\n`;
+    if (this.#conn) this.#conn.write(line);
+    else this.#pending.push(line);
+  }
+
+  /** The run is told how it ends (its exit code) and let go; the VM may stay (suspended). */
+  async detach(code: number): Promise<void> {
+    const c = this.#conn;
+    this.#conn = undefined;
+    if (!c) return;
+    const closed = once(c, 'close');
+    c.end(`${JSON.stringify({ exit: code })}\n`);
+    await Promise.race([closed, new Promise((r) => setTimeout(r, 5000))]);
+    c.destroy();
+  }
+
+  /** The VM is gone: its run (attached within a bound, if not yet) gets the code, and so does this process. */
+  async finish(code: number): Promise<never> {
+    if (!this.#conn) await Promise.race([this.#attached, new Promise((r) => setTimeout(r, 10_000))]);
+    await this.detach(code);
+    this.#server.close();
+    rmSync(this.#path, { force: true });
+    process.exit(code);
+  }
+
+  #accept(c: Socket): void {
+    c.on('error', () => {});
+    let hello = true;
+    onLines<ToKeeper>(c, (m) => {
+      if (hello && 'attach' in m) {
+        hello = false;
+        if (this.#conn) {
+          c.end(`${JSON.stringify({ err: 'the VM has a run already' })}\n${JSON.stringify({ exit: 2 })}\n`);
+          return;
+        }
+        this.#conn = c;
+        this.runPid = m.attach;
+        for (const line of this.#pending.splice(0)) c.write(line);
+        this.#onAttached();
+        if (m.resume) this.#handlers?.restore(m.attach);
+      } else if (this.#conn === c && 'signal' in m) {
+        this.#handlers?.signal(m.signal);
+      }
+    });
+    c.on('close', () => {
+      if (this.#conn !== c) return;
+      this.#conn = undefined;
+      this.#handlers?.lost();
+    });
+  }
 }
 
 /** Four words joined by `-`, as Tart's PassphraseGenerator makes the VNC password. */

@@ -1,6 +1,8 @@
 // The emulated `tart`'s VM storage: `$TART_HOME/vms/NAME/{config.json, disk.img, nvram.bin}` as Tart
 // keeps them, plus `.emulation/` for what a real VM keeps inside its disk image (the guest's home,
 // logs, its sshd's view of /etc) and what a real Tart keeps in a lock (the `tart run` process of a running VM).
+// A suspended VM has Tart's `state.vzvmsave` in its directory; in the emulation its memory is the
+// VM's processes, frozen and kept by its keeper (tart-run.ts), whose pid the file holds.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -23,10 +25,26 @@ export interface TartConfig {
 
 /** What the running `tart run` of a VM recorded (the emulation's stand-in for Tart's PID lock). */
 export interface RunState {
+  /** The `tart run` process (what `tart stop` and `tart suspend` signal). */
   pid: number;
   slot: number;
   ip?: string;
+  /** The VM itself: the keeper process that holds its desktop, disk and network (tart-run.ts). */
+  keeper?: number;
 }
+
+/** What a suspended VM's `state.vzvmsave` holds in the emulation: where its memory lives. */
+export interface SavedState {
+  keeper: number;
+  slot: number;
+  ip: string;
+}
+
+/**
+ * The slots of a Mac's VMs (a user, an address and a network each): two run at most (Apple's
+ * licence), and a suspended VM keeps its slot while it runs nothing, so a third slot exists for it.
+ */
+export const VM_SLOTS = [0, 1, 2] as const;
 
 /** A Tart failure: its message (stderr) and exit code (2: missing, not running, already running). */
 export class TartError extends Error {
@@ -45,6 +63,8 @@ export const emulationDir = (name: string): string => join(vmDir(name), '.emulat
 export const guestDisk = (name: string): string => join(emulationDir(name), 'disk');
 export const guestHome = (name: string): string => join(guestDisk(name), 'Users', 'admin');
 const runFile = (name: string) => join(emulationDir(name), 'run.json');
+/** Tart's saved memory of a suspended VM (VMDirectory.stateURL). */
+export const stateFile = (name: string): string => join(vmDir(name), 'state.vzvmsave');
 
 export function vmExists(name: string): boolean {
   return existsSync(join(vmDir(name), 'config.json'));
@@ -85,12 +105,36 @@ export function writeRunState(name: string, s: RunState): void {
   writeFileSync(runFile(name), JSON.stringify(s));
 }
 
+/** The suspended VM's saved state, if it has one (Tart: the file alone makes the VM suspended). */
+export function savedState(name: string): SavedState | undefined {
+  try {
+    return JSON.parse(readFileSync(stateFile(name), 'utf8')) as SavedState;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Tart's VMDirectory.state(): running while its `tart run` holds it, suspended with saved state. */
+export function vmState(name: string): 'running' | 'suspended' | 'stopped' {
+  if (runState(name)) return 'running';
+  return existsSync(stateFile(name)) ? 'suspended' : 'stopped';
+}
+
 /** Whether `pid` is a live (not zombie) `tart run` of this emulation. */
 export function isTartRun(pid: number): boolean {
+  return isLive(pid, 'tart-cli.ts\0run\0');
+}
+
+/** Whether `pid` is a live VM keeper of this emulation (tart-run.ts). */
+export function isKeeper(pid: number): boolean {
+  return isLive(pid, 'tart-cli.ts\0vm-keeper\0');
+}
+
+function isLive(pid: number, command: string): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return false;
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('tart-cli.ts\0run\0');
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(command);
   } catch {
     return false;
   }
