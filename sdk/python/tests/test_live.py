@@ -383,6 +383,22 @@ class LiveSandbay(unittest.TestCase):
             sb.resume()
         self.assertEqual(running.exception.code, "sandbox_not_paused")
 
+    def test_16b_egress(self) -> None:
+        sb = self.sb
+        # The local Mac keeps its VMs offline (no --vm-outbound-nat): it enforces `none` alone.
+        net = sb.network()
+        self.assertEqual((net["egress"], net["modes"]), ({"mode": "none", "allow": []}, ["none"]))
+        self.assertEqual(sb.set_egress("none")["egress"], {"mode": "none", "allow": []})
+        with self.assertRaises(SandbayError) as wider:
+            sb.set_egress("all")
+        self.assertEqual((wider.exception.status, wider.exception.code), (422, "egress_not_allowed"))
+        # A rule that does not parse, and a range no sandbox reaches, are bad input.
+        for rules in (["not a rule!"], ["10.0.0.0/8"]):
+            with self.assertRaises(SandbayError) as bad:
+                sb.set_egress("allow", rules)
+            self.assertEqual((bad.exception.status, bad.exception.code), (400, "invalid_egress"))
+        self.assertEqual(sb.network()["egress"], {"mode": "none", "allow": []})
+
     @unittest.skipUnless(TASK, "SANDBAY_TEST_TASK names a seeded task")
     def test_17_tasks(self) -> None:
         t = self.client.tasks

@@ -411,6 +411,26 @@ describe('fork and pause', () => {
   }, 300_000);
 });
 
+describe('network', () => {
+  it('network and setEgress: the policy in force, a wider one than the Mac allows refused, bad input refused', async () => {
+    // The local Mac keeps its VMs offline (no --vm-outbound-nat): it enforces `none` alone.
+    expect(await sb.network()).toMatchObject({ egress: { mode: 'none' }, modes: ['none'] });
+    expect((await sb.setEgress({ mode: 'none' })).egress).toEqual({ mode: 'none', allow: [] });
+    expect(await sb.setEgress({ mode: 'all' }).catch((e: unknown) => e)).toMatchObject({
+      status: 422,
+      code: 'egress_not_allowed',
+    });
+    // A rule that does not parse, and a range no sandbox reaches, are bad input.
+    for (const rule of ['not a rule!', '10.0.0.0/8']) {
+      expect(await sb.setEgress({ mode: 'allow', allow: [rule] }).catch((e: unknown) => e)).toMatchObject({
+        status: 400,
+        code: 'invalid_egress',
+      });
+    }
+    expect((await sb.network()).egress).toEqual({ mode: 'none', allow: [] });
+  }, 120_000);
+});
+
 describe('trajectories', () => {
   it('tasks: list, get, trajectory, download, recording, stepScreenshot, replay and its status', async () => {
     await seedTask(live.store, live.blobs, live.account, 'hello', {
