@@ -66,7 +66,7 @@ describe('snapshots', () => {
       phase: 'ready',
       version: 'v1',
       baseImage: IMAGES.split.name,
-      diskGiB: 64,
+      diskGiB: IMAGES.split.diskGiB,
       macModel: 'm4',
     });
     const file = path.join(f.dir, 'blobs', snap.status!.artifact!.location);
