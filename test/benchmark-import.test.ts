@@ -122,6 +122,17 @@ describe('OSWorld task files', () => {
     );
   });
 
+  it('refuses tidy_desktop and act, which OSWorld’s own setup controller does not implement, saying so', () => {
+    const base = osworld('os/e0df059f-28a6-4169-924f-b9623e7184cc');
+    for (const type of ['tidy_desktop', 'act']) {
+      const task = { ...base, config: [{ type, parameters: {} }] };
+      expect(refusal(() => osworldTask(task, { client_password: 'x' }))).toBe(
+        `config step 0 (${type}) raises NotImplementedError in OSWorld's own setup controller: no OSWorld run ` +
+          'can use it (supported: download, launch, execute, command, open, sleep, activate_window, close_window)',
+      );
+    }
+  });
+
   it('maps until, open, launch and window steps, and refuses what has no exact equivalent', () => {
     const base = {
       id: 'x1',
