@@ -10,6 +10,7 @@ import sharp from 'sharp';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIPBOARD_TEXT_MAX_BYTES } from '../hosts/clipboard.ts';
+import { CALL_DEADLINE_MS } from '../hosts/guest-deadlines.ts';
 import { startLiveSandbay, type LiveSandbay } from './support/live-sandbay.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -96,7 +97,10 @@ function refusedUpgrade(
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, body: body ? (JSON.parse(body) as unknown) : null }),
+        resolve({
+          status: res.statusCode ?? 0,
+          body: /json/.test(String(res.headers['content-type'])) ? (JSON.parse(body) as unknown) : body,
+        }),
       );
     });
     ws.on('open', () => reject(new Error('the upgrade was accepted')));
@@ -357,6 +361,24 @@ describe('forwarded ports', () => {
       body: { error: 'port_closed' },
     });
   });
+
+  it('passes on a refusal whose body comes after its status line', async () => {
+    // The guest's stream was once closed as soon as the status line arrived: the body was lost and
+    // the client never got an answer.
+    expect(
+      await refusedUpgrade(wsUrl(`/ports/${ECHO_PORT}/refuse?body_after_ms=500`), {
+        authorization: `Bearer ${key}`,
+      }),
+    ).toEqual({ status: 403, body: 'refused by the guest' });
+  });
+
+  it('answers 504 when the guest never finishes its refusal, within the call deadline', async () => {
+    const started = Date.now();
+    expect(
+      await refusedUpgrade(wsUrl(`/ports/${ECHO_PORT}/refuse?stall=1`), { authorization: `Bearer ${key}` }),
+    ).toMatchObject({ status: 504, body: { error: 'guest_timeout' } });
+    expect(Date.now() - started).toBeLessThan(CALL_DEADLINE_MS + 10_000);
+  }, 60_000);
 });
 
 describe('clipboard', () => {

@@ -80,48 +80,69 @@ export async function portWebSocketTarget(
     },
   );
   return new Promise((resolve, reject) => {
+    let settled = false;
+    /** Settles once: whichever of open, refusal, error or deadline comes first answers the client. */
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      outcome();
+    };
     // ws's own handshakeTimeout needs a TCP socket (setTimeout); the guest's stream is an SSH channel.
     const timer = setTimeout(() => {
-      upstream.terminate();
-      conn.destroy();
-      reject(
-        new ApiError(
-          'guest_timeout',
-          `The server on port ${port} did not answer the upgrade within ${CALL_DEADLINE_MS / 1000} s.`,
+      settle(() =>
+        reject(
+          new ApiError(
+            'guest_timeout',
+            `The server on port ${port} did not answer the upgrade within ${CALL_DEADLINE_MS / 1000} s.`,
+          ),
         ),
       );
+      upstream.terminate();
+      conn.destroy();
     }, CALL_DEADLINE_MS);
-    upstream.once('open', () => {
-      clearTimeout(timer);
-      upstream.removeAllListeners('error');
-      upstream.on('error', () => undefined); // reported by its close
-      resolve({ sandbox: grant.sandbox, grant, upstream });
+    upstream.on('error', (err) => {
+      settle(() =>
+        reject(
+          /timeout/i.test(err.message)
+            ? new ApiError('guest_timeout', `The server on port ${port} did not answer the upgrade in time.`)
+            : new ApiError(
+                'guest_unreachable',
+                `The server on port ${port} failed the upgrade: ${err.message}`,
+              ),
+        ),
+      );
+      conn.destroy();
     });
+    upstream.once('open', () => settle(() => resolve({ sandbox: grant.sandbox, grant, upstream })));
+    // The refusal is read whole (within the same deadline) before the guest's stream is closed:
+    // closing it first would cut off a body that arrives after the status line, and leave the client
+    // with no answer at all.
     upstream.once('unexpected-response', (_req, res) => {
-      clearTimeout(timer);
-      passRefusal(res, socket, grant).then(
-        () => resolve('answered'),
-        () => resolve('answered'),
-      );
-      conn.destroy();
-    });
-    upstream.once('error', (err) => {
-      clearTimeout(timer);
-      conn.destroy();
-      reject(
-        /timeout/i.test(err.message)
-          ? new ApiError('guest_timeout', `The server on port ${port} did not answer the upgrade in time.`)
-          : new ApiError(
-              'guest_unreachable',
-              `The server on port ${port} failed the upgrade: ${err.message}`,
+      refusalAnswer(res, grant)
+        .then(
+          (answer) =>
+            settle(() => {
+              if (!socket.destroyed) socket.end(answer);
+              resolve('answered');
+            }),
+          (err: Error) =>
+            settle(() =>
+              reject(
+                new ApiError(
+                  'guest_unreachable',
+                  `The server on port ${port} refused the upgrade: ${err.message}`,
+                ),
+              ),
             ),
-      );
+        )
+        .finally(() => conn.destroy());
     });
   });
 }
 
 /** The guest's answer to an upgrade it refused, as the client's HTTP response. */
-async function passRefusal(res: IncomingMessage, socket: Duplex, grant: PortGrant): Promise<void> {
+async function refusalAnswer(res: IncomingMessage, grant: PortGrant): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of res) {
@@ -138,7 +159,7 @@ async function passRefusal(res: IncomingMessage, socket: Duplex, grant: PortGran
     ...(grant.setCookie ? [`Set-Cookie: ${grant.setCookie}`] : []),
     'Connection: close',
   ];
-  if (!socket.destroyed) socket.end(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), body]));
+  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), body]);
 }
 
 export interface PortCounters {

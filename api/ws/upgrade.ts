@@ -111,8 +111,13 @@ export function attachWebSocketProxies(
   });
   const servers = [wss, execWss, portWss, cuaWss];
   const open = new Set<Promise<void>>();
+  // Every upgrade's socket until it closes: once the 'upgrade' event has it, the HTTP server no longer
+  // closes it, and a socket left open would hold the server's close forever.
+  const sockets = new Set<Duplex>();
 
   server.on('upgrade', (request, socket, head) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
     const reqLog = log.child({ reqId: randomUUID() });
     const url = new URL(request.url ?? '/', 'http://localhost');
     const route = routeOf(url.pathname);
@@ -300,10 +305,12 @@ export function attachWebSocketProxies(
       // A client that does not answer the close frame is cut off rather than waited for.
       const cutOff = setTimeout(() => {
         for (const client of clients()) client.terminate();
+        for (const socket of sockets) socket.destroy();
       }, CLOSE_GRACE_MS);
       await Promise.allSettled([...open]);
       clearTimeout(cutOff);
       for (const server of servers) server.close();
+      for (const socket of sockets) socket.destroy();
     },
   };
 }
