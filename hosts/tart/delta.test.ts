@@ -113,7 +113,16 @@ describe('tart disk deltas between two Macs', () => {
         20_000,
       );
       const file = join(root, 'busy.delta');
-      await a.exportDelta('busy', file);
+      // The pool lists the Mac's VMs all along (every few seconds): the VM, stopped and booted again
+      // inside the capture, is running in every listing, or the pool would take it for lost and
+      // clone it afresh under the same name while the capture waits.
+      let capturing = true;
+      const captured = a.exportDelta('busy', file).finally(() => (capturing = false));
+      const listed: string[] = [];
+      while (capturing) listed.push((await a.listVms()).find((v) => v.name === 'busy')?.state ?? 'absent');
+      await captured;
+      expect(listed.length).toBeGreaterThan(0);
+      expect(new Set(listed)).toEqual(new Set(['running']));
       // The VM is running again (a new boot), and the stopped copy the delta was read from is gone.
       expect((await a.listVms()).map((v) => [v.name, v.state])).toContainEqual(['busy', 'running']);
       expect((await a.guest('busy').exec('cat w/log | wc -l')).return_code).toBe(0);

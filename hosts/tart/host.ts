@@ -19,7 +19,7 @@ import { exportDelta, importDelta, PRISTINE_FILE } from './delta.ts';
 import { cloneForFork } from './fork.ts';
 import { isSuspendable, notSuspendable, SUSPENDABLE_FILE, suspendVm } from './suspend.ts';
 import { TartGuest, type RunningVm } from './guest.ts';
-import { tartLine, vmDirWord, type Mac } from './mac.ts';
+import { pollTartGet, tartLine, vmDirWord, type Mac } from './mac.ts';
 import { tartError, unexpectedOutput } from './tart-errors.ts';
 import { parseBootTime, parseGet, parseIp, parseList, parseVncLine } from './tart-json.ts';
 import { TART_EGRESS } from './egress.ts';
@@ -63,6 +63,12 @@ export class TartHost implements Host {
    * so a listing meanwhile (another VM's start checks the room) must not adopt them.
    */
   readonly #starting = new Set<string>();
+  /**
+   * Running VMs that exportDelta stopped for a point-in-time copy and starts again after, as they
+   * were before: a listing meanwhile shows them so. Shown stopped, the pool takes the VM for lost and
+   * makes it again from its image under the same name, and the copy is then of that fresh clone.
+   */
+  readonly #capturing = new Map<string, VmInfo>();
 
   constructor(mac: Mac, opts: TartHostOptions) {
     this.#mac = mac;
@@ -116,9 +122,11 @@ export class TartHost implements Host {
     const entries = parseList(await this.#mac.tart(['list', '--format', 'json', '--source', 'local']));
     const ours = entries.filter((e) => !IMAGE_NAMES.includes(e.Name) && !e.Name.endsWith(SNAPSHOT_SUFFIX));
     const infos = await Promise.all(ours.map((e) => this.#vmInfo(e.Name).catch(notFoundAsUndefined)));
-    const vms = infos.filter((v): v is VmInfo => v !== undefined);
+    const vms = infos
+      .filter((v): v is VmInfo => v !== undefined)
+      .map((v) => this.#capturing.get(v.name) ?? v);
     for (const name of this.#running.keys()) {
-      if (!vms.some((v) => v.name === name && v.state === 'running' && !v.paused)) this.#forget(name);
+      if (!vms.some((v) => v.name === name && v.state === 'running')) this.#forget(name);
     }
     return vms.sort((a, b) => a.name.localeCompare(b.name));
   }
@@ -146,10 +154,6 @@ export class TartHost implements Host {
       state: got.Running || suspended ? 'running' : 'stopped',
       ...(suspended && { paused: true }),
     };
-    if (suspended) {
-      this.#forget(name);
-      return info;
-    }
     if (!got.Running) {
       this.#forget(name);
       return info;
@@ -241,10 +245,11 @@ export class TartHost implements Host {
       // devices, and gives the VM only a Mac keyboard and trackpad).
       `nohup perl -MPOSIX -e 'POSIX::setsid(); exec @ARGV' ${tartLine(['run', name, '--no-graphics', '--vnc-experimental', '--net-softnet', '--suspendable'])} > ${d}/${RUN_LOG} 2>&1 < /dev/null &`,
       'pid=$!',
-      `i=0; while [ $i -lt ${this.#bootS * 10} ]; do`,
+      `end=$(($(date +%s) + ${this.#bootS}))`,
+      'while [ "$(date +%s)" -lt "$end" ]; do',
       `  grep -q '^VNC server is running at ' ${d}/${RUN_LOG} && break`,
       '  kill -0 $pid 2>/dev/null || break',
-      '  sleep 0.1; i=$((i+1))',
+      '  sleep 0.1',
       'done',
       'if kill -0 $pid 2>/dev/null; then echo alive; else echo dead; fi',
       `cat ${d}/${RUN_LOG}`,
@@ -356,14 +361,7 @@ export class TartHost implements Host {
   async #shutDown(name: string, guest: TartGuest): Promise<boolean> {
     if (!(await guest.requestShutdown())) return false;
     const r = await this.#mac.sh(
-      [
-        `i=0; while [ $i -lt ${SHUTDOWN_TIMEOUT_S * 5} ]; do`,
-        `  out=$(${tartLine(['get', name, '--format', 'json'])}) || exit $?`,
-        `  case "$out" in *'"Running" : false'*) exit 0 ;; esac`,
-        '  sleep 0.2; i=$((i+1))',
-        'done',
-        'exit 124',
-      ].join('\n'),
+      pollTartGet(name, `*'"Running" : false'*) exit 0 ;;`, SHUTDOWN_TIMEOUT_S),
       (SHUTDOWN_TIMEOUT_S + 30) * 1000,
     );
     if (r.code === 0) return true;
@@ -403,8 +401,9 @@ export class TartHost implements Host {
     const vm = await this.#require(name);
     if (vm.state !== 'running') return exportDelta(this.#mac, name, vm.image, file);
     const copy = `${name}${SNAPSHOT_SUFFIX}`;
-    await this.stopVm(name);
+    this.#capturing.set(name, vm);
     try {
+      await this.stopVm(name);
       await this.#mac.tart(['clone', name, copy], 600_000);
       const restarted = this.startVm(name).then(
         () => undefined,
@@ -415,6 +414,7 @@ export class TartHost implements Host {
       if (failed) throw failed;
       return delta;
     } finally {
+      this.#capturing.delete(name);
       await this.#mac.tart(['delete', copy]).catch(ignoreNotFound);
     }
   }

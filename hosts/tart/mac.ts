@@ -147,6 +147,24 @@ export function tartLine(args: string[]): string {
   return ['tart', ...args].map(shellQuote).join(' ');
 }
 
+/**
+ * A script that reads `tart get NAME` every 0.2 s until one of `arms` (shell `case` arms on its JSON,
+ * each ending in an exit) matches; exits 124 once `timeoutS` have passed by the Mac's clock (not by a
+ * count of rounds: a busy Mac's `tart get` takes longer than the sleep), or with `tart get`'s code if
+ * it fails.
+ */
+export function pollTartGet(name: string, arms: string, timeoutS: number): string {
+  return [
+    `end=$(($(date +%s) + ${timeoutS}))`,
+    'while [ "$(date +%s)" -lt "$end" ]; do',
+    `  out=$(${tartLine(['get', name, '--format', 'json'])}) || exit $?`,
+    `  case "$out" in ${arms} esac`,
+    '  sleep 0.2',
+    'done',
+    'exit 124',
+  ].join('\n');
+}
+
 /** The VM's directory on the Mac, as a shell word (TART_HOME or ~/.tart, as Tart resolves it). */
 export function vmDirWord(name: string): string {
   return `"\${TART_HOME:-$HOME/.tart}/vms/"${shellQuote(name)}`;

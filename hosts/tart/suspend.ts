@@ -8,7 +8,7 @@
 // down. So the driver runs every VM suspendable and marks it so in its directory, and refuses to
 // suspend a VM without the mark (one started by an earlier sandbay) instead of losing it.
 import { DriverError } from '../driver.ts';
-import { tartLine, vmDirWord, type Mac } from './mac.ts';
+import { pollTartGet, tartLine, vmDirWord, type Mac } from './mac.ts';
 import { tartError } from './tart-errors.ts';
 
 /** In a VM's directory: its `tart run` has `--suspendable` (written by the driver at each run). */
@@ -39,15 +39,8 @@ export function notSuspendable(name: string): DriverError {
  */
 export async function suspendVm(mac: Mac, name: string, timeoutS = SUSPEND_TIMEOUT_S): Promise<void> {
   const r = await mac.sh(
-    [
-      `${tartLine(['suspend', name])} || exit $?`,
-      `i=0; while [ $i -lt ${timeoutS * 5} ]; do`,
-      `  out=$(${tartLine(['get', name, '--format', 'json'])}) || exit $?`,
-      `  case "$out" in *'"State" : "suspended"'*) exit 0 ;; *'"Running" : false'*) exit 75 ;; esac`,
-      '  sleep 0.2; i=$((i+1))',
-      'done',
-      'exit 124',
-    ].join('\n'),
+    `${tartLine(['suspend', name])} || exit $?\n` +
+      pollTartGet(name, `*'"State" : "suspended"'*) exit 0 ;; *'"Running" : false'*) exit 75 ;;`, timeoutS),
     (timeoutS + 30) * 1000,
   );
   if (r.code === 0) return;

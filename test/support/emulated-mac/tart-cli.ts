@@ -27,6 +27,8 @@ import {
   runState,
   savedState,
   saveConfig,
+  STATE_FILE,
+  stateFile,
   swiftPretty,
   TartError,
   tartHome,
@@ -159,7 +161,7 @@ async function clone(args: string[]): Promise<void> {
     rmSync(join(tmp, '.emulation', 'run.json'), { force: true });
     // A suspended source's memory is its keeper's processes, which no copy has: the emulation's
     // clone is stopped (Tart's carries the saved state along).
-    rmSync(join(tmp, 'state.vzvmsave'), { force: true });
+    rmSync(join(tmp, STATE_FILE), { force: true });
     rmSync(join(tmp, '.emulation', 'logs'), { recursive: true, force: true });
     const c = openVmAt(tmp);
     c.macAddress = randomMac();
@@ -304,12 +306,8 @@ async function stop(args: string[]): Promise<void> {
   const s = runState(name);
   if (!s) throw new TartError(`VM "${name}" is not running`, 2);
   process.kill(s.pid, 'SIGINT');
-  const until = Date.now() + timeoutS * 1000;
   // Tart's `stop` waits for the VM's lock, which its `tart run` holds until it exits.
-  while (Date.now() < until) {
-    if (!isTartRun(s.pid)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  if (await exited(s.pid, isTartRun, timeoutS * 1000)) return;
   try {
     process.kill(s.pid, 'SIGKILL');
   } catch (e) {
@@ -336,17 +334,20 @@ function suspend(args: string[]): void {
  */
 async function discardSaved(name: string): Promise<void> {
   const saved = savedState(name);
-  rmSync(join(vmDir(name), 'state.vzvmsave'), { force: true });
+  rmSync(stateFile(name), { force: true });
   if (!saved || !isKeeper(saved.keeper)) return;
   process.kill(saved.keeper, 'SIGTERM');
-  const until = Date.now() + 30_000;
-  while (isKeeper(saved.keeper)) {
-    if (Date.now() > until) {
-      process.kill(saved.keeper, 'SIGKILL');
-      break;
-    }
+  if (!(await exited(saved.keeper, isKeeper, 30_000))) process.kill(saved.keeper, 'SIGKILL');
+}
+
+/** Whether the process `alive` recognizes is gone within `timeoutMs`. */
+async function exited(pid: number, alive: (pid: number) => boolean, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (alive(pid)) {
+    if (Date.now() > until) return false;
     await new Promise((r) => setTimeout(r, 50));
   }
+  return true;
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -221,7 +221,7 @@ export async function keepVm(args: string[]): Promise<void> {
   let slot: number;
   try {
     if (softnet) checkSoftnet();
-    slot = claimSlot(name, { pid: runPid, keeper: hostPid });
+    slot = claimSlot(name, runPid);
   } catch (e) {
     channel.send({ err: (e as Error).message });
     return channel.finish(e instanceof TartError ? e.exitCode : 1);
@@ -342,7 +342,7 @@ export async function keepVm(args: string[]): Promise<void> {
       channel.send({ err: `The number of VMs exceeds the system limit (other running VMs: ${names})` });
       return shutdown(1);
     }
-    writeRunState(name, { pid, slot, ip, keeper: hostPid });
+    writeRunState(name, { pid, slot, ip });
     signalGuest('SIGCONT');
     phase = 'running';
     await serveVnc();
@@ -438,7 +438,7 @@ export async function keepVm(args: string[]): Promise<void> {
     phase = 'running';
     await serveVnc();
     // The guest's DHCP lease: `tart ip` finds the address once the guest is up.
-    writeRunState(name, { pid: channel.runPid, slot, ip, keeper: hostPid });
+    writeRunState(name, { pid: channel.runPid, slot, ip });
   } catch (e) {
     channel.send({ err: (e as Error).message });
     await shutdown(1);
@@ -509,7 +509,7 @@ function watch(p: TrackedProcess, shutdown: (code: number) => Promise<void>): vo
  * running; a suspended VM runs nothing but keeps its slot). A lock dir keeps two concurrent runs
  * from taking the same slot.
  */
-function claimSlot(name: string, run: { pid: number; keeper: number }): number {
+function claimSlot(name: string, pid: number): number {
   const lock = join(tartHome(), '.run-lock');
   for (let i = 0; ; i++) {
     try {
@@ -530,7 +530,7 @@ function claimSlot(name: string, run: { pid: number; keeper: number }): number {
     const slot = VM_SLOTS.find((s) => !used.has(s));
     if (slot === undefined)
       throw new TartError('the emulated Mac has no free VM slot (suspended VMs hold them)');
-    writeRunState(name, { ...run, slot });
+    writeRunState(name, { pid, slot });
     return slot;
   } finally {
     rmSync(lock, { recursive: true, force: true });

@@ -29,8 +29,6 @@ export interface RunState {
   pid: number;
   slot: number;
   ip?: string;
-  /** The VM itself: the keeper process that holds its desktop, disk and network (tart-run.ts). */
-  keeper?: number;
 }
 
 /** What a suspended VM's `state.vzvmsave` holds in the emulation: where its memory lives. */
@@ -63,8 +61,9 @@ export const emulationDir = (name: string): string => join(vmDir(name), '.emulat
 export const guestDisk = (name: string): string => join(emulationDir(name), 'disk');
 export const guestHome = (name: string): string => join(guestDisk(name), 'Users', 'admin');
 const runFile = (name: string) => join(emulationDir(name), 'run.json');
-/** Tart's saved memory of a suspended VM (VMDirectory.stateURL). */
-export const stateFile = (name: string): string => join(vmDir(name), 'state.vzvmsave');
+/** Tart's saved memory of a suspended VM (VMDirectory.stateURL), in its directory. */
+export const STATE_FILE = 'state.vzvmsave';
+export const stateFile = (name: string): string => join(vmDir(name), STATE_FILE);
 
 export function vmExists(name: string): boolean {
   return existsSync(join(vmDir(name), 'config.json'));
