@@ -26,6 +26,8 @@ import { TART_EGRESS } from './egress.ts';
 
 /** Apple's licence: two macOS VMs at once per Mac. */
 export const MAX_VMS_PER_MAC = 2;
+/** Readings of `tart list` before its failure is the listing's (#listLocal). */
+const LIST_ATTEMPTS = 3;
 /** Display in pixels, so that one macOS point is one pixel and coordinates need no scaling. */
 export const DISPLAY = { width: 1280, height: 800 };
 /** Tart 2.x: the JSON fields this driver reads (List/Get) and `--vnc-experimental`. */
@@ -119,7 +121,7 @@ export class TartHost implements Host {
   }
 
   async listVms(): Promise<VmInfo[]> {
-    const entries = parseList(await this.#mac.tart(['list', '--format', 'json', '--source', 'local']));
+    const entries = parseList(await this.#listLocal());
     const ours = entries.filter((e) => !IMAGE_NAMES.includes(e.Name) && !e.Name.endsWith(SNAPSHOT_SUFFIX));
     const infos = await Promise.all(ours.map((e) => this.#vmInfo(e.Name).catch(notFoundAsUndefined)));
     const vms = infos
@@ -129,6 +131,22 @@ export class TartHost implements Host {
       if (!vms.some((v) => v.name === name && v.state === 'running')) this.#forget(name);
     }
     return vms.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /**
+   * `tart list` of the Mac's local VMs. It reads every VM's directory (its disk's size), and a VM
+   * deleted meanwhile (a snapshot's copy, a clone replaced) fails the whole listing, as Tart's own
+   * does (Commands/List.swift: `try vmDir.sizeGB()` per VM): it is read again, at most twice more.
+   */
+  async #listLocal(): Promise<string> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#mac.tart(['list', '--format', 'json', '--source', 'local']);
+      } catch (e) {
+        if (attempt >= LIST_ATTEMPTS || !(e instanceof DriverError) || e.code !== 'command_failed') throw e;
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+      }
+    }
   }
 
   /** The VM as Tart reports it; for a running one also its address and VNC (adopted after a restart). */
