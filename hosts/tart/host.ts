@@ -13,13 +13,14 @@ import {
   type VmCreateSpec,
   type VmInfo,
 } from '../driver.ts';
+import { delay } from '../linux/runner.ts';
 import { shellQuote } from '../linux/ssh-client.ts';
 import { validateCreate, validateSize } from '../linux/vm-spec.ts';
 import { exportDelta, importDelta, PRISTINE_FILE } from './delta.ts';
 import { cloneForFork } from './fork.ts';
 import { isSuspendable, notSuspendable, SUSPENDABLE_FILE, suspendVm } from './suspend.ts';
 import { TartGuest, type RunningVm } from './guest.ts';
-import { pollTartGet, tartLine, vmDirWord, type Mac } from './mac.ts';
+import { pollTartGet, tartLine, untilMacClock, vmDirWord, type Mac } from './mac.ts';
 import { tartError, unexpectedOutput } from './tart-errors.ts';
 import { parseBootTime, parseGet, parseIp, parseList, parseVncLine } from './tart-json.ts';
 import { TART_EGRESS } from './egress.ts';
@@ -144,7 +145,7 @@ export class TartHost implements Host {
         return await this.#mac.tart(['list', '--format', 'json', '--source', 'local']);
       } catch (e) {
         if (attempt >= LIST_ATTEMPTS || !(e instanceof DriverError) || e.code !== 'command_failed') throw e;
-        await new Promise((r) => setTimeout(r, 100 * attempt));
+        await delay(100 * attempt);
       }
     }
   }
@@ -263,12 +264,14 @@ export class TartHost implements Host {
       // devices, and gives the VM only a Mac keyboard and trackpad).
       `nohup perl -MPOSIX -e 'POSIX::setsid(); exec @ARGV' ${tartLine(['run', name, '--no-graphics', '--vnc-experimental', '--net-softnet', '--suspendable'])} > ${d}/${RUN_LOG} 2>&1 < /dev/null &`,
       'pid=$!',
-      `end=$(($(date +%s) + ${this.#bootS}))`,
-      'while [ "$(date +%s)" -lt "$end" ]; do',
-      `  grep -q '^VNC server is running at ' ${d}/${RUN_LOG} && break`,
-      '  kill -0 $pid 2>/dev/null || break',
-      '  sleep 0.1',
-      'done',
+      ...untilMacClock(
+        this.#bootS,
+        [
+          `grep -q '^VNC server is running at ' ${d}/${RUN_LOG} && break`,
+          'kill -0 $pid 2>/dev/null || break',
+        ],
+        0.1,
+      ),
       'if kill -0 $pid 2>/dev/null; then echo alive; else echo dead; fi',
       `cat ${d}/${RUN_LOG}`,
     ].join('\n');

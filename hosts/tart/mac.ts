@@ -148,19 +148,32 @@ export function tartLine(args: string[]): string {
 }
 
 /**
- * A script that reads `tart get NAME` every 0.2 s until one of `arms` (shell `case` arms on its JSON,
- * each ending in an exit) matches; exits 124 once `timeoutS` have passed by the Mac's clock (not by a
- * count of rounds: a busy Mac's `tart get` takes longer than the sleep), or with `tart get`'s code if
- * it fails.
+ * A shell loop that runs `body` (lines that `break` or `exit` when done), then sleeps `sleepS`, until
+ * `timeoutS` have passed by the Mac's clock: not by a count of rounds, since on a busy Mac a round
+ * takes longer than its sleep.
  */
-export function pollTartGet(name: string, arms: string, timeoutS: number): string {
+export function untilMacClock(timeoutS: number, body: string[], sleepS: number): string[] {
   return [
     `end=$(($(date +%s) + ${timeoutS}))`,
     'while [ "$(date +%s)" -lt "$end" ]; do',
-    `  out=$(${tartLine(['get', name, '--format', 'json'])}) || exit $?`,
-    `  case "$out" in ${arms} esac`,
-    '  sleep 0.2',
+    ...body.map((line) => `  ${line}`),
+    `  sleep ${sleepS}`,
     'done',
+  ];
+}
+
+/**
+ * A script that reads `tart get NAME` every 0.2 s until one of `arms` (shell `case` arms on its JSON,
+ * each ending in an exit) matches; exits 124 after `timeoutS` (untilMacClock), or with `tart get`'s
+ * code if it fails.
+ */
+export function pollTartGet(name: string, arms: string, timeoutS: number): string {
+  return [
+    ...untilMacClock(
+      timeoutS,
+      [`out=$(${tartLine(['get', name, '--format', 'json'])}) || exit $?`, `case "$out" in ${arms} esac`],
+      0.2,
+    ),
     'exit 124',
   ].join('\n');
 }
