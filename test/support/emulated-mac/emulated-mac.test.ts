@@ -188,11 +188,14 @@ describe('an emulated Mac', () => {
       const ip = start('s', '--suspendable').stdout.trim();
       expect(ip).toMatch(/^192\.168\.64\.\d+$/);
       const firstPort = vncPort(onMac(`cat ${vms}/s/run.log`).stdout);
-      // A process of the guest's, and a clock it writes every 50 ms.
+      // A process of the guest's, and a clock it writes every 50 ms, ticking before the suspend
+      // (on a loaded machine its first tick may come well after the shell that started it returns).
       const sleeper = inGuest(
         ip,
         'nohup sleep 1000 > /dev/null 2>&1 & echo $!; ' +
-          'nohup sh -c "while :; do date +%s%N >> ticks; sleep 0.05; done" > /dev/null 2>&1 &',
+          'nohup sh -c "while :; do date +%s%N >> ticks; sleep 0.05; done" > /dev/null 2>&1 & ' +
+          'i=0; until [ "$(cat ticks 2>/dev/null | wc -l)" -ge 2 ]; do ' +
+          'i=$((i+1)); [ $i -lt 600 ] || exit 124; sleep 0.05; done',
       ).stdout.trim();
       expect(sleeper).toMatch(/^\d+$/);
 

@@ -315,7 +315,13 @@ export async function keepVm(args: string[]): Promise<void> {
     channel.send({ out: 'pausing VM to take a snapshot...' });
     vzVnc?.close();
     vzVnc = undefined;
-    await freezeGuest();
+    try {
+      await freezeGuest();
+    } catch (e) {
+      // Tart's run prints the framework's error and exits 1, the VM gone with it (Commands/Run.swift).
+      channel.send({ out: `Failed to suspend the VM: ${(e as Error).message}` });
+      return shutdown(1);
+    }
     channel.send({ out: 'creating a snapshot...' });
     const saved: SavedState = { keeper: hostPid, slot, ip };
     writeFileSync(stateFile(name), JSON.stringify(saved));
@@ -588,15 +594,32 @@ function isStopped(pid: number): boolean {
   }
 }
 
-/** SIGSTOP to every process of the VM until all are stopped: one forked meanwhile is caught next pass. */
-async function freezeGuest(): Promise<void> {
-  for (let pass = 0; pass < 100; pass++) {
+/**
+ * SIGSTOP to every process of the VM until all are stopped: one forked meanwhile is caught next
+ * pass. A process in an uninterruptible sleep (a write waiting on the loop disk of a loaded machine)
+ * stops only when it wakes, so the wait is bounded by the clock, not by a count of passes; past
+ * `timeoutMs` the error names the processes that did not stop, and where they slept.
+ */
+async function freezeGuest(timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
     const running = guestPids().filter((pid) => !isStopped(pid));
     if (running.length === 0) return;
+    if (Date.now() >= deadline) {
+      const which = running.map((pid) => `${pid} (${procText(pid, 'comm')}, in ${procText(pid, 'wchan')})`);
+      throw new Error(`the VM did not pause within ${timeoutMs} ms: ${which.join(', ')} kept running`);
+    }
     signalGuest('SIGSTOP');
     await new Promise((r) => setTimeout(r, 10));
   }
-  throw new Error('the VM did not stop: a process kept running');
+}
+
+function procText(pid: number, file: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8').trim();
+  } catch {
+    return '?';
+  }
 }
 
 interface RunHandlers {
