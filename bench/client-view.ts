@@ -15,7 +15,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createAccountKey, startServerProcess, stopServerProcess } from '../test/support/server-process.ts';
+import {
+  adminKeyOf,
+  createAccountKey,
+  startServerProcess,
+  stopServerProcess,
+} from '../test/support/server-process.ts';
 import { waitFor } from '../test/support/wait.ts';
 
 const run = promisify(execFile);
@@ -72,10 +77,24 @@ async function main(): Promise<void> {
       'a warm sandbox',
       180_000,
     );
+    // The server's event-loop lag over each phase: prom-client's histogram restarts at every scrape.
+    const adminKey = await adminKeyOf(server);
+    const loopLag = async () => {
+      const text = await (
+        await fetch(`${server.adminUrl}/metrics`, { headers: { authorization: `Bearer ${adminKey}` } })
+      ).text();
+      const read = (m: string) =>
+        1000 * Number(new RegExp(`^nodejs_eventloop_lag_${m}_seconds (\\S+)$`, 'm').exec(text)?.[1]);
+      return { p99: read('p99'), max: read('max') };
+    };
     const calls = ['get', 'exec', 'screenshot', 'act'];
+    await loopLag();
     const fresh = await client(server.url, key, sandbox, calls, ROUNDS);
+    const freshLag = await loopLag();
     await client(server.url, key, sandbox, ['exec'], 1000);
+    await loopLag();
     const lived = await client(server.url, key, sandbox, calls, ROUNDS);
+    const livedLag = await loopLag();
 
     const rows = (label: string, s: Samples) =>
       calls.map(
@@ -110,6 +129,13 @@ async function main(): Promise<void> {
         '|---|---|---|',
         ...account('fresh', fresh),
         ...account('after 1,000 execs', lived),
+        '',
+        // A fresh sandbox's phase runs while the warm pool boots the VM that replaces it, and each
+        // process the boot spawns holds the server's main thread for a fork (bench/spawn-cost.ts).
+        "| sandbox | the server's event-loop lag over the phase (prom-client, 10 ms resolution) | p99 | max |",
+        '|---|---|---|---|',
+        `| fresh from the warm pool | while the pool boots its replacement | ${f2(freshLag.p99)} ms | ${f2(freshLag.max)} ms |`,
+        `| after 1,000 execs | the pool full | ${f2(livedLag.p99)} ms | ${f2(livedLag.max)} ms |`,
       ].join('\n'),
     );
   } finally {

@@ -34,6 +34,7 @@ export const BENCHES: Record<string, string[]> = {
   streams: [],
   'hostile-tenant': [],
   'client-view': [],
+  'spawn-cost': [],
   'api-burst-process': [],
   agents: [],
 };
