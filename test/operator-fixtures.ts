@@ -83,8 +83,11 @@ export interface SimFleet extends TempStore {
   vms(mini?: string): Promise<VM[]>;
   /** Waits until no VM is claimed by the sandbox (a failed or deleted sandbox has let its VM go). */
   released(ns: string, name: string): Promise<void>;
-  /** Waits until every Mini's free slots hold warm VMs of its profile (or stopped ones, if allowed). */
-  poolsReady(minis?: string[], opts?: { allowStopped?: boolean }): Promise<void>;
+  /**
+   * Waits until every Mini's free slots hold warm VMs of its profile (or stopped ones, if allowed),
+   * for `timeoutMs` (default 10 s).
+   */
+  poolsReady(minis?: string[], opts?: { allowStopped?: boolean; timeoutMs?: number }): Promise<void>;
   stopOperator(): Promise<void>;
   /** Starts the operator again on the same store, Macs and clock (after stopOperator: a restart). */
   restartOperator(): Promise<void>;
@@ -177,43 +180,49 @@ export async function startSimFleet(
         `sandbox ${name} to release its VM`,
       );
     },
-    async poolsReady(names, { allowStopped = false } = {}) {
-      await waitFor(async () => {
-        const { items } = await t.store.list<Mini>('Mini');
-        const vms = await fleet.vms();
-        // A claim by a sandbox being deleted (or gone) is a release still to come, not a held slot.
-        const live = new Set(
-          (await t.store.list<Sandbox>('Sandbox')).items
-            .filter((s) => !s.metadata.deletionTimestamp)
-            .map((s) => `${s.metadata.namespace}/${s.metadata.name}`),
-        );
-        if (vms.some((vm) => vm.spec.sandbox && !live.has(vm.spec.sandbox))) return false;
-        return items
-          .filter((m) => names === undefined || names.includes(m.metadata.name))
-          .every((m) => {
-            const profile = m.status?.warmProfile;
-            if (!profile || m.status?.phase === 'down') return false;
-            const mine = vms.filter(
-              (vm) => vm.spec.mini === m.metadata.name && !vm.metadata.deletionTimestamp,
-            );
-            const free = mine.filter((vm) => !vm.spec.sandbox);
-            const held = new Set(mine.filter((vm) => vm.spec.sandbox).map((vm) => vm.spec.slot));
-            return (
-              free.length + held.size === profile.length &&
-              free.every(
-                (vm) => vm.status?.phase === 'warm' || (allowStopped && vm.status?.phase === 'stopped'),
-              ) &&
-              profile.every(
-                (slot, i) =>
-                  held.has(i) ||
-                  free.some(
-                    (vm) =>
-                      vm.spec.slot === i && vm.spec.cpu === slot.cpu && vm.spec.memoryGiB === slot.memoryGiB,
-                  ),
-              )
-            );
-          });
-      }, 'warm pools to match their profiles');
+    async poolsReady(names, { allowStopped = false, timeoutMs } = {}) {
+      await waitFor(
+        async () => {
+          const { items } = await t.store.list<Mini>('Mini');
+          const vms = await fleet.vms();
+          // A claim by a sandbox being deleted (or gone) is a release still to come, not a held slot.
+          const live = new Set(
+            (await t.store.list<Sandbox>('Sandbox')).items
+              .filter((s) => !s.metadata.deletionTimestamp)
+              .map((s) => `${s.metadata.namespace}/${s.metadata.name}`),
+          );
+          if (vms.some((vm) => vm.spec.sandbox && !live.has(vm.spec.sandbox))) return false;
+          return items
+            .filter((m) => names === undefined || names.includes(m.metadata.name))
+            .every((m) => {
+              const profile = m.status?.warmProfile;
+              if (!profile || m.status?.phase === 'down') return false;
+              const mine = vms.filter(
+                (vm) => vm.spec.mini === m.metadata.name && !vm.metadata.deletionTimestamp,
+              );
+              const free = mine.filter((vm) => !vm.spec.sandbox);
+              const held = new Set(mine.filter((vm) => vm.spec.sandbox).map((vm) => vm.spec.slot));
+              return (
+                free.length + held.size === profile.length &&
+                free.every(
+                  (vm) => vm.status?.phase === 'warm' || (allowStopped && vm.status?.phase === 'stopped'),
+                ) &&
+                profile.every(
+                  (slot, i) =>
+                    held.has(i) ||
+                    free.some(
+                      (vm) =>
+                        vm.spec.slot === i &&
+                        vm.spec.cpu === slot.cpu &&
+                        vm.spec.memoryGiB === slot.memoryGiB,
+                    ),
+                )
+              );
+            });
+        },
+        'warm pools to match their profiles',
+        timeoutMs,
+      );
     },
     async stopOperator() {
       await fleet.op.stop();

@@ -329,43 +329,49 @@ describe('the use.computer client’s retry rule on a Mac that stops answering (
     await s?.cleanup();
   });
 
-  it('answers transient failures with bodies it retries, the gone sandbox with one it does not', async () => {
-    const a = await uc.create();
-    const b = await uc.create();
-    s.f.sim.failHost(s.f.addressOf('mini-1'));
-    // The Mac stopped answering: a call on a running sandbox is a 502 worth retrying …
-    const unreachable = await uc.request('GET', `/v1/sandboxes/${b.sandbox_id}/screenshot`, {
-      params: { show_cursor: false },
-    });
-    expect(unreachable.status).toBe(502);
-    expect(clientRetries(unreachable)).toBe(true);
-    // … and best_effort's tree is an answer, not a failure it would retry.
-    expect(await uc.getTree(b.sandbox_id)).toMatchObject({
-      available: false,
-      tree: null,
-      error: expect.stringContaining('guest_unreachable'),
-    });
-    const tree = await uc.request('GET', `/v1/sandboxes/${b.sandbox_id}/display/windows`, {
-      params: { best_effort: '1' },
-    });
-    expect(tree.status).toBe(200);
-    // A deleted sandbox's VM cannot be re-cloned while the Mac is away: a create is a 503 to retry.
-    expect((await uc.close(a.sandbox_id)).status).toBe(204);
-    await s.f.released('lab', a.sandbox_id);
-    const noVm = await uc.request('POST', '/v1/sandboxes', { json: { type: 'macos' } });
-    expect([noVm.status, JSON.parse(noVm.body.toString('utf8')).error]).toEqual([503, 'no_warm_vm']);
-    expect(clientRetries(noVm)).toBe(true);
-    // What a later retry gets once the Mac is back.
-    s.f.sim.recoverHost(s.f.addressOf('mini-1'));
-    await s.f.poolsReady();
-    expect((await uc.create()).host).toBe('mini-1');
-    // The gone sandbox is a 404: never retried.
-    const gone = await uc.request('POST', `/v1/sandboxes/${a.sandbox_id}/exec`, {
-      json: { command: 'true' },
-    });
-    expect(gone.status).toBe(404);
-    expect(clientRetries(gone)).toBe(false);
-  });
+  it(
+    'answers transient failures with bodies it retries, the gone sandbox with one it does not',
+    { timeout: 90_000 },
+    async () => {
+      const a = await uc.create();
+      const b = await uc.create();
+      s.f.sim.failHost(s.f.addressOf('mini-1'));
+      // The Mac stopped answering: a call on a running sandbox is a 502 worth retrying …
+      const unreachable = await uc.request('GET', `/v1/sandboxes/${b.sandbox_id}/screenshot`, {
+        params: { show_cursor: false },
+      });
+      expect(unreachable.status).toBe(502);
+      expect(clientRetries(unreachable)).toBe(true);
+      // … and best_effort's tree is an answer, not a failure it would retry.
+      expect(await uc.getTree(b.sandbox_id)).toMatchObject({
+        available: false,
+        tree: null,
+        error: expect.stringContaining('guest_unreachable'),
+      });
+      const tree = await uc.request('GET', `/v1/sandboxes/${b.sandbox_id}/display/windows`, {
+        params: { best_effort: '1' },
+      });
+      expect(tree.status).toBe(200);
+      // A deleted sandbox's VM cannot be re-cloned while the Mac is away: a create is a 503 to retry.
+      expect((await uc.close(a.sandbox_id)).status).toBe(204);
+      await s.f.released('lab', a.sandbox_id);
+      const noVm = await uc.request('POST', '/v1/sandboxes', { json: { type: 'macos' } });
+      expect([noVm.status, JSON.parse(noVm.body.toString('utf8')).error]).toEqual([503, 'no_warm_vm']);
+      expect(clientRetries(noVm)).toBe(true);
+      // What a later retry gets once the Mac is back. The pool's VM reconciles failed while it was
+      // away, each retry twice as late as the one before (capped at 30 s: DEFAULT_BACKOFF); how many
+      // failed depends on how long the calls above took, so the wait covers the cap.
+      s.f.sim.recoverHost(s.f.addressOf('mini-1'));
+      await s.f.poolsReady(undefined, { timeoutMs: 45_000 });
+      expect((await uc.create()).host).toBe('mini-1');
+      // The gone sandbox is a 404: never retried.
+      const gone = await uc.request('POST', `/v1/sandboxes/${a.sandbox_id}/exec`, {
+        json: { command: 'true' },
+      });
+      expect(gone.status).toBe(404);
+      expect(clientRetries(gone)).toBe(false);
+    },
+  );
 });
 
 describe('the use.computer client’s host pin on a reservation of two Macs (sim fleet)', () => {
