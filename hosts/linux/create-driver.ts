@@ -28,7 +28,7 @@ import {
 } from './claims.ts';
 import { linuxEgressSupport } from './egress.ts';
 import { LinuxHost } from './host.ts';
-import { ProcessTracker } from './runner.ts';
+import { ProcessTracker, spawnThroughLauncher } from './runner.ts';
 import { requireTools } from './tools.ts';
 import type { SetupContext } from './vm-setup.ts';
 import { ensureVmFirewall } from './vm-network.ts';
@@ -86,6 +86,8 @@ export interface LinuxDriver extends Driver {
 const HOST_NAME = /^[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?$/;
 
 export function createLinuxDriver(opts: LinuxDriverOptions): LinuxDriver {
+  // A boot's programs are forked by the small launcher process, never by this (large) one.
+  spawnThroughLauncher();
   const dataDir = resolve(opts.dataDir);
   const globalDir = resolve(opts.globalDir ?? '/run/sandbay-linux');
   const tracker = new ProcessTracker();

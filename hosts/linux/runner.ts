@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { DriverError } from '../driver.ts';
+import { launchLong, launchRun, type LaunchedChild, type LaunchedRun } from './launcher.ts';
 
 export interface RunOptions {
   /** Kill the command after this long (default 30 s); the call then fails with code `timeout`. */
@@ -23,20 +24,24 @@ export interface RunResult {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
+/**
+ * From now on this process's programs are forked by the process launcher (launcher.ts), not by this
+ * process: a server's fork holds its event loop for a copy of its page tables (bench/spawn-cost.ts).
+ * The linux driver turns it on; tools and tests that use this module alone fork for themselves.
+ */
+export function spawnThroughLauncher(): void {
+  viaLauncher = true;
+}
+
+let viaLauncher = false;
+
 /** Runs a command to completion. */
 export function run(command: string, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (opts.signal?.aborted) return Promise.reject(opts.signal.reason);
+  const how = { env: opts.env ?? process.env, cwd: opts.cwd, input: opts.input };
+  const proc = viaLauncher ? launchRun(command, args, how) : spawnRun(command, args, how);
   return new Promise((resolve, reject) => {
-    opts.signal?.throwIfAborted();
-    const child = spawn(command, args, {
-      env: opts.env ?? process.env,
-      cwd: opts.cwd,
-      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout?.on('data', (b: Buffer) => out.push(b));
-    child.stderr?.on('data', (b: Buffer) => err.push(b));
     let settled = false;
     const finish = (fn: () => void) => {
       if (settled) return;
@@ -46,31 +51,59 @@ export function run(command: string, args: readonly string[], opts: RunOptions =
       fn();
     };
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      proc.kill('SIGKILL');
       finish(() =>
         reject(new DriverError('timeout', `${command} did not finish within ${timeoutMs} ms`, command)),
       );
     }, timeoutMs);
     const onAbort = () => {
-      child.kill('SIGKILL');
+      proc.kill('SIGKILL');
       finish(() => reject(opts.signal?.reason));
     };
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (e: NodeJS.ErrnoException) => finish(() => reject(spawnError(command, e))));
-    child.on('close', (code, sig) => {
-      const stdout = Buffer.concat(out).toString();
-      const stderr = Buffer.concat(err).toString();
-      if (code === 0) return finish(() => resolve({ stdout, stderr }));
-      const why = firstLine(stderr) || firstLine(stdout) || (sig ? `killed by ${sig}` : `exit code ${code}`);
-      finish(() => reject(new DriverError('command_failed', `${command}: ${why}`, command)));
-    });
-    if (opts.input !== undefined) {
-      // A command that exits without reading all of its input makes the pipe fail (EPIPE); its exit
-      // status tells what happened, and the error unheard would crash the server.
-      child.stdin?.on('error', () => {});
-      child.stdin?.end(opts.input);
-    }
+    proc.done.then(
+      ({ code, signal: sig, stdout: out, stderr: err }) => {
+        const stdout = out.toString();
+        const stderr = err.toString();
+        if (code === 0) return finish(() => resolve({ stdout, stderr }));
+        const why =
+          firstLine(stderr) || firstLine(stdout) || (sig ? `killed by ${sig}` : `exit code ${code}`);
+        finish(() => reject(new DriverError('command_failed', `${command}: ${why}`, command)));
+      },
+      (e: NodeJS.ErrnoException) =>
+        finish(() => reject(e instanceof DriverError ? e : spawnError(command, e))),
+    );
   });
+}
+
+/** run()'s command forked by this process itself. */
+function spawnRun(
+  command: string,
+  args: readonly string[],
+  opts: { env: NodeJS.ProcessEnv; cwd: string | undefined; input: string | Buffer | undefined },
+): { done: Promise<LaunchedRun>; kill: (signal: NodeJS.Signals) => void } {
+  const child = spawn(command, args, {
+    env: opts.env,
+    cwd: opts.cwd,
+    stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout?.on('data', (b: Buffer) => out.push(b));
+  child.stderr?.on('data', (b: Buffer) => err.push(b));
+  const done = new Promise<LaunchedRun>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) =>
+      resolve({ code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err) }),
+    );
+  });
+  if (opts.input !== undefined) {
+    // A command that exits without reading all of its input makes the pipe fail (EPIPE); its exit
+    // status tells what happened, and the error unheard would crash the server.
+    child.stdin?.on('error', () => {});
+    child.stdin?.end(opts.input);
+  }
+  return { done, kill: (signal) => child.kill(signal) };
 }
 
 /**
@@ -117,7 +150,7 @@ export interface StartOptions {
 export class TrackedProcess {
   readonly label: string;
   readonly pid: number;
-  readonly child: ChildProcess | undefined;
+  readonly child: ChildProcess | LaunchedChild | undefined;
   /** Resolves with the exit code (or signal name) once the process is gone; never rejects. */
   readonly exited: Promise<number | string>;
   readonly logFile: string | undefined;
@@ -125,7 +158,7 @@ export class TrackedProcess {
   #stderrTail = '';
   #alive = true;
 
-  constructor(label: string, pid: number, child?: ChildProcess, logFile?: string) {
+  constructor(label: string, pid: number, child?: ChildProcess | LaunchedChild, logFile?: string) {
     this.label = label;
     this.pid = pid;
     this.child = child;
@@ -204,10 +237,24 @@ export class ProcessTracker {
 
   /** Starts a long-running process; fails at once with `missing_tool` when the binary is absent. */
   start(command: string, args: readonly string[], opts: StartOptions = {}): Promise<TrackedProcess> {
+    const label = opts.label ?? command;
+    if (viaLauncher) {
+      const how = {
+        env: opts.env ?? process.env,
+        cwd: opts.cwd,
+        logFile: opts.logFile,
+        extraFds: opts.extraFds ?? 0,
+      };
+      return launchLong(command, args, how).then(
+        (child) => this.#track(new TrackedProcess(label, child.pid!, child, opts.logFile)),
+        (e: NodeJS.ErrnoException) => {
+          throw e instanceof DriverError ? e : spawnError(label, e);
+        },
+      );
+    }
     const logFd = opts.logFile === undefined ? undefined : openSync(opts.logFile, 'w', 0o600);
     const stdio: StdioOptions = ['ignore', 'ignore', logFd ?? 'pipe'];
     for (let i = 0; i < (opts.extraFds ?? 0); i++) stdio.push('pipe');
-    const label = opts.label ?? command;
     return new Promise<TrackedProcess>((resolve, reject) => {
       const child = spawn(command, args, { env: opts.env ?? process.env, cwd: opts.cwd, stdio });
       child.once('error', (e: NodeJS.ErrnoException) => reject(spawnError(label, e)));
