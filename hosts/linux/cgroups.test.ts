@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VmCgroup, detectCgroups } from './cgroups.ts';
-import { ProcessTracker, processLives, run } from './runner.ts';
+import { processLives } from './proc.ts';
+import { ProcessTracker, run } from './runner.ts';
 import { waitFor } from '../../test/support/wait.ts';
 
 const tracker = new ProcessTracker();

@@ -71,6 +71,7 @@ function startLong(m: Extract<LauncherRequest, { op: 'start' }>): void {
   child.stdio.forEach((s, fd) => {
     if (fd < 2 || !s) return;
     s.on('data', (data: Buffer) => reply({ op: 'data', id: m.id, fd, data }));
+    s.once('close', () => reply({ op: 'eof', id: m.id, fd }));
     s.on('error', () => {});
   });
   child.once('exit', (code, signal) => {

@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { launcherPid } from './launcher.ts';
-import { ProcessTracker, processLives, run, spawnThroughLauncher } from './runner.ts';
+import { LaunchedChild, launcherPid } from './launcher.ts';
+import { processLives } from './proc.ts';
+import { ProcessTracker, TrackedProcess, run, spawnThroughLauncher } from './runner.ts';
 import { waitFor } from '../../test/support/wait.ts';
 
 spawnThroughLauncher();
@@ -66,6 +67,25 @@ describe('the process launcher', () => {
     expect(await piped.exited).toBe(4);
     await waitFor(() => piped.reason === 'on stderr', 'stderr through the launcher');
     await expect(tracker.start('no-such-binary-here', [])).rejects.toMatchObject({ code: 'missing_tool' });
+  });
+
+  it('keeps an exit that came before anyone listened, and output written after it', async () => {
+    // A program that exits at once: the launcher's "spawned" and "exit" replies can arrive in one
+    // read, so its exit is over before the tracker's object for it exists. Made so here on purpose.
+    const early = new LaunchedChild(false, 0);
+    early.finish(3, null);
+    expect(await new TrackedProcess('early', 1, early).exited).toBe(3);
+    for (let i = 0; i < 20; i++) {
+      const quick = await tracker.start('sh', ['-c', 'exit 5']);
+      expect(await quick.exited).toBe(5);
+    }
+    // Its last words, and what a child it left behind writes after its exit, still come.
+    const p = await tracker.start('sh', [
+      '-c',
+      '(sleep 0.3; echo from the child >&2) & echo last words >&2; exit 2',
+    ]);
+    expect(await p.exited).toBe(2);
+    await waitFor(() => p.recentLines(2) === 'last words | from the child', 'output after the exit');
   });
 
   it('outlives nothing: a killed launcher fails no later call, and what it started is still watched', async () => {

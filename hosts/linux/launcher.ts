@@ -9,6 +9,7 @@ import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { DriverError } from '../driver.ts';
+import { processLives } from './proc.ts';
 
 export type LauncherRequest =
   | {
@@ -46,16 +47,24 @@ export type LauncherReply =
     }
   | { op: 'spawned'; id: number; pid: number }
   | { op: 'data'; id: number; fd: number; data: Uint8Array }
+  /** A piped fd reached its end: after the program's exit when a child of its own holds it open. */
+  | { op: 'eof'; id: number; fd: number }
   | { op: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null };
 
 /** A reply; undefined when the launcher died with the request; 'unsent' when it never got it. */
 type Waiter = (m: LauncherReply | undefined | 'unsent') => void;
 
-/** A program the launcher started, as much of a ChildProcess as the driver uses. */
+/**
+ * A program the launcher started, as much of a ChildProcess as the driver uses: its exit is an event
+ * and, as on a ChildProcess, `exitCode`/`signalCode`, since it can come before anyone listens (the
+ * launcher's "spawned" and "exit" replies of a program that exits at once arrive in one read).
+ */
 export class LaunchedChild extends EventEmitter {
   pid: number | undefined;
   /** Index 2 is stderr when it is a pipe, 3 and up the extra pipes (Xvfb's -displayfd). */
   readonly stdio: (Readable | null)[];
+  exitCode: number | null = null;
+  signalCode: NodeJS.Signals | null = null;
   exited = false;
 
   constructor(stderrPiped: boolean, extraFds: number) {
@@ -68,12 +77,24 @@ export class LaunchedChild extends EventEmitter {
     return this.stdio[2] ?? null;
   }
 
-  /** Its exit, once: its streams end then. */
+  /** Its exit, once. Its streams end on their own eof: output written just before the exit still comes. */
   finish(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.exited) return;
     this.exited = true;
-    for (const s of this.stdio) (s as PassThrough | null)?.end();
+    this.exitCode = code;
+    this.signalCode = signal;
     this.emit('exit', code, signal);
+  }
+
+  /** One piped fd ended (or all of them, the launcher gone). */
+  endStream(fd?: number): void {
+    const streams = fd === undefined ? this.stdio : [this.stdio[fd]];
+    for (const s of streams) if (s && !(s as PassThrough).writableEnded) (s as PassThrough).end();
+  }
+
+  /** Exited, and every piped fd ended: nothing more will come for it. */
+  get done(): boolean {
+    return this.exited && this.stdio.every((s) => !s || (s as PassThrough).writableEnded);
   }
 }
 
@@ -142,15 +163,15 @@ class Launcher {
     }
     const child = this.#children.get(m.id);
     if (child && m.op === 'data') {
-      (child.stdio[m.fd] as PassThrough | null)?.write(
-        Buffer.from(m.data.buffer, m.data.byteOffset, m.data.length),
-      );
+      const s = child.stdio[m.fd] as PassThrough | null | undefined;
+      if (s && !s.writableEnded) s.write(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.length));
       return;
     }
-    if (child && m.op === 'exit') {
-      this.#children.delete(m.id);
+    if (child && (m.op === 'exit' || m.op === 'eof')) {
+      if (m.op === 'exit') child.finish(m.code, m.signal);
+      else child.endStream(m.fd);
+      if (child.done) this.#children.delete(m.id);
       this.#holdOpen();
-      child.finish(m.code, m.signal);
       return;
     }
     if (child && m.op === 'error') this.#children.delete(m.id);
@@ -172,7 +193,11 @@ class Launcher {
     for (const id of [...this.#waiters.keys()])
       this.#reply(id, this.#received.has(id) ? undefined : 'unsent');
     // A program that runs (its pid known) is watched; a request not yet answered is answered above.
-    for (const child of this.#children.values()) if (child.pid !== undefined) void watchOrphan(child);
+    // Its pipes went with the launcher.
+    for (const child of this.#children.values()) {
+      child.endStream();
+      if (child.pid !== undefined) void watchOrphan(child);
+    }
     this.#children.clear();
   }
 }
@@ -272,17 +297,13 @@ export async function launchLong(
   return child;
 }
 
-/** A program whose launcher died: no exit message will come, so its pid is polled until it is gone. */
+/**
+ * A program whose launcher died: no exit message will come, so its pid is polled until it is gone.
+ * A zombie counts as gone: reparented to an init that does not reap, it would stay one for good.
+ */
 async function watchOrphan(child: LaunchedChild): Promise<void> {
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch (e) {
-      return (e as NodeJS.ErrnoException).code === 'EPERM';
-    }
-  };
-  while (child.pid !== undefined && alive(child.pid)) await new Promise((r) => setTimeout(r, 50));
+  while (!child.exited && child.pid !== undefined && processLives(child.pid))
+    await new Promise((r) => setTimeout(r, 50));
   child.finish(null, null);
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DriverError } from '../driver.ts';
-import { ProcessTracker, processLives, run } from './runner.ts';
+import { processLives } from './proc.ts';
+import { ProcessTracker, run } from './runner.ts';
 
 describe('runner', () => {
   it('returns the output of a command that succeeds', async () => {

@@ -3,9 +3,10 @@
 // wrote to stderr, every call has a deadline, and every long-running process is tracked by PID so
 // that the driver can kill all of them when it closes.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { DriverError } from '../driver.ts';
-import { launchLong, launchRun, type LaunchedChild, type LaunchedRun } from './launcher.ts';
+import { LaunchedChild, launchLong, launchRun, type LaunchedRun } from './launcher.ts';
+import { childPids, processLives } from './proc.ts';
 
 export interface RunOptions {
   /** Kill the command after this long (default 30 s); the call then fails with code `timeout`. */
@@ -170,10 +171,17 @@ export class TrackedProcess {
         this.#stderrTail = (this.#stderrTail + b.toString()).slice(-2048);
       });
       this.exited = new Promise((resolve) => {
-        child.on('exit', (code, sig) => {
+        const onExit = (code: number | null, sig: NodeJS.Signals | null) => {
           this.#alive = false;
           resolve(code ?? sig ?? 'unknown');
-        });
+        };
+        // A launched program can have exited before this object was made (launcher.ts).
+        const gone =
+          child instanceof LaunchedChild
+            ? child.exited
+            : child.exitCode !== null || child.signalCode !== null;
+        if (gone) onExit(child.exitCode, child.signalCode);
+        else child.once('exit', onExit);
       });
     } else {
       this.exited = waitForPidExit(pid).then(() => {
@@ -301,12 +309,6 @@ export function killTree(pid: number | undefined): void {
   signalPid(pid, 'SIGKILL');
 }
 
-/** The children of a process (its main thread's), from /proc. */
-export function childPids(pid: number): number[] {
-  const list = readFileSyncSafe(`/proc/${pid}/task/${pid}/children`) ?? '';
-  return list.split(' ').filter(Boolean).map(Number);
-}
-
 export function signalPid(pid: number, sig: NodeJS.Signals): boolean {
   try {
     process.kill(pid, sig);
@@ -316,28 +318,9 @@ export function signalPid(pid: number, sig: NodeJS.Signals): boolean {
   }
 }
 
-/** A process that exists and has not yet died (a zombie has died; only its parent has not reaped it). */
-export function processLives(pid: number): boolean {
-  return pidAlive(pid) && !isZombie(pid);
-}
-
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Waits (polling, since a non-child gives no exit event) until `pid` is gone. */
 async function waitForPidExit(pid: number): Promise<void> {
-  while (pidAlive(pid) && !isZombie(pid)) await delay(20);
-}
-
-function isZombie(pid: number): boolean {
-  const stat = readFileSyncSafe(`/proc/${pid}/stat`);
-  return stat !== undefined && stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  while (processLives(pid)) await delay(20);
 }
 
 /** The first or last 2 KiB of a log file ('' when unreadable). */
@@ -354,14 +337,6 @@ function readLog(file: string, end: 'head' | 'tail'): string {
     return '';
   } finally {
     if (fd !== undefined) closeSync(fd);
-  }
-}
-
-function readFileSyncSafe(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
   }
 }
 

@@ -13,7 +13,8 @@ import {
   writeXauthority,
   type ScreenSpec,
 } from './display.ts';
-import { childPids, type ProcessTracker, type TrackedProcess } from './runner.ts';
+import { childPids } from './proc.ts';
+import type { ProcessTracker, TrackedProcess } from './runner.ts';
 import { sshdConfig, startSshd } from './sshd.ts';
 import type { VmPaths, VmRecord } from './vm-record.ts';
 import { killUserProcesses, removeMqueues, removeShm, removeUserTempFiles } from './vm-user.ts';

@@ -27,7 +27,8 @@ import { join } from 'node:path';
 import { DriverError } from '../driver.ts';
 import type { VmCgroup } from './cgroups.ts';
 import { waitReady } from './probe.ts';
-import { childPids, type ProcessTracker, type TrackedProcess } from './runner.ts';
+import { childPids } from './proc.ts';
+import type { ProcessTracker, TrackedProcess } from './runner.ts';
 import { TINI, type VmNamespaces } from './ns-enter.ts';
 import { removeTenantTree } from './tenant-tree.ts';
 

@@ -4,6 +4,7 @@
 // behind when killed (x11vnc leaks ~42 per SIGKILL; the system limit runs out after ~100).
 import { lstatSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { DriverError } from '../driver.ts';
+import { processLives } from './proc.ts';
 import { delay, run, signalPid } from './runner.ts';
 import { isSharedSocketDirName } from './shared-socket-dirs.ts';
 
@@ -100,7 +101,7 @@ export function userPids(uid: number): number[] {
 
 /** PIDs of the living (not zombie) processes of `uid`. */
 export function liveUserPids(uid: number): number[] {
-  return userPids(uid).filter((pid) => !isZombie(pid));
+  return userPids(uid).filter(processLives);
 }
 
 /** SIGKILLs every process of `uid` until none is left (bounded): the net under the cgroup kill. */
@@ -114,15 +115,6 @@ export async function killUserProcesses(uid: number, timeoutMs = 3000): Promise<
       throw new DriverError('timeout', `processes of uid ${uid} survive SIGKILL: ${left.join(' ')}`);
     for (const pid of left) signalPid(pid, 'SIGKILL');
     await delay(5);
-  }
-}
-
-function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
   }
 }
 

@@ -41,6 +41,7 @@ import {
 } from '../../../hosts/linux/display.ts';
 import { greets, waitReady } from '../../../hosts/linux/probe.ts';
 import { X11Connection } from '../../../hosts/linux/x11-connection.ts';
+import { readProcFile } from '../../../hosts/linux/proc.ts';
 import { ProcessTracker, run, type TrackedProcess } from '../../../hosts/linux/runner.ts';
 import { sshdConfig } from '../../../hosts/linux/sshd.ts';
 import { ensureVmUser, killUserProcesses, removeShm } from '../../../hosts/linux/vm-user.ts';
@@ -615,11 +616,7 @@ async function freezeGuest(timeoutMs = 30_000): Promise<void> {
 }
 
 function procText(pid: number, file: string): string {
-  try {
-    return readFileSync(`/proc/${pid}/${file}`, 'utf8').trim();
-  } catch {
-    return '?';
-  }
+  return readProcFile(`/proc/${pid}/${file}`)?.trim() ?? '?';
 }
 
 interface RunHandlers {
