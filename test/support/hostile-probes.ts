@@ -21,9 +21,14 @@ export const FIFO_AT_COOKIE =
 /** Puts the cookie file back. */
 export const RESTORE_COOKIE = 'rm -f "$XAUTHORITY"; mv ~/.sandbay-cookie "$XAUTHORITY"';
 
-/** A file in the home that grows without end; answers once it holds `mib` MiB. */
+/**
+ * A file in the home that grows without end, 1 MiB per 50 ms at most; answers once it holds `mib`
+ * MiB. Not faster: a VM's disk is a tmpfs charged to its memory cgroup (docs/isolation.md), and a
+ * writer at full speed (~600 MiB/s here) fills its 6 GiB within the test on a loaded machine; the
+ * kernel then kills the VM's largest process, its X server, and the VM stops as a crashed one does.
+ */
 export const growForever = (name: string, mib = 4) =>
-  `{ nohup sh -c 'while :; do head -c 1048576 /dev/zero; done' > ~/${name} 2>/dev/null </dev/null & } ; ` +
+  `{ nohup sh -c 'while :; do head -c 1048576 /dev/zero; sleep 0.05; done' > ~/${name} 2>/dev/null </dev/null & } ; ` +
   `while [ $(stat -c %s ~/${name}) -lt ${mib * 1048576} ]; do sleep 0.05; done; echo growing`;
 
 /** Stops the growing file's writer and removes the file. */
