@@ -104,7 +104,7 @@ async function adoptOne(
     say('its disk is gone (machine restarted?); it gets a fresh one from its image');
     await stopAll(ctx, entry);
     await unmount(record.home, paths.disk);
-    entry.record.lower = ensureUserLower(ctx.imagesDir, record.image, record.uid, record.gid);
+    entry.record.lower = await ensureUserLower(ctx.imagesDir, record.image, record.uid, record.gid);
     await mountHome({
       ...entry.record,
       lower: entry.record.lower,

@@ -83,7 +83,7 @@ export async function provisionVm(
   try {
     cgroup.create();
     cgroup.setLimits({ cpu: spec.cpu, memoryGiB: spec.memoryGiB, pidsMax: ctx.pidsMax });
-    const lower = ensureUserLower(ctx.imagesDir, spec.image, u.uid, u.gid);
+    const lower = await ensureUserLower(ctx.imagesDir, spec.image, u.uid, u.gid);
     mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
     await mountHome({ lower, disk: paths.disk, home, sizeGiB: spec.diskGiB, uid: u.uid, gid: u.gid });
     const clientKey = generateSshKey(`${user}@sandbay`);
