@@ -122,6 +122,7 @@ async function grab(conn: X11Connection, state: CaptureState, r: Region): Promis
         reply(err, rep),
       ),
     );
+    await conn.readBack(segment.buffer, rep.size);
     bgrx = segment.buffer.subarray(0, rep.size);
     depth = rep.depth;
   } else {

@@ -176,6 +176,13 @@ export class X11Connection {
     return atom;
   }
 
+  /** Reads what the X server wrote into a MIT-SHM segment into its memory (x11-shm.ts). */
+  readBack(buffer: Buffer, length: number): Promise<void> {
+    if (this.#closed)
+      return Promise.reject(new DriverError('unreachable', `X display ${this.display} connection closed`));
+    return this.#shm.readBack(buffer, length);
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#fail(new DriverError('unreachable', `X display ${this.display} connection closed`));
