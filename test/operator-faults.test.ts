@@ -61,6 +61,22 @@ async function vmLostAndSlotRebuilt(name: string) {
   await consistent(['mini-1']);
 }
 
+/** A 7-vCPU sandbox that claimed `vm` for a cold boot not yet started, as a crash leaves the claim. */
+async function claimForColdBoot(vm: VM, name: string): Promise<Sandbox> {
+  const sb = await f.store.create<Sandbox>({
+    apiVersion: API_VERSION,
+    kind: 'Sandbox',
+    metadata: { name, namespace: 'acme' },
+    spec: { reservation: 'r1', cpu: 7, memoryGiB: 8, ephemeral: false },
+  });
+  await f.store.update<VM>({
+    ...vm,
+    metadata: { ...vm.metadata, annotations: { ...vm.metadata.annotations, [BOOT_ANNOTATION]: 'cold' } },
+    spec: { ...vm.spec, sandbox: `acme/${name}`, cpu: 7, memoryGiB: 8 },
+  });
+  return sb;
+}
+
 describe('host faults', () => {
   it('a host that stops answering: its VMs go down and its sandboxes fail with host_down', async () => {
     await reserved(2);
@@ -253,20 +269,7 @@ describe('host faults', () => {
     await f.store.update<Sandbox>({ ...aNow, metadata: { ...aNow.metadata, finalizers: [] } });
     await f.store.delete({ kind: 'Sandbox', namespace: 'acme', name: a.metadata.name });
     // B (7 vCPU) claimed the other VM, its status not written yet: 5 (released, running) + 7 > 10.
-    const b = await f.store.create<Sandbox>({
-      apiVersion: API_VERSION,
-      kind: 'Sandbox',
-      metadata: { name: 'sb-0000000000000000000000000000b007', namespace: 'acme' },
-      spec: { reservation: 'r1', cpu: 7, memoryGiB: 8, ephemeral: false },
-    });
-    await f.store.update<VM>({
-      ...claimed,
-      metadata: {
-        ...claimed.metadata,
-        annotations: { ...claimed.metadata.annotations, [BOOT_ANNOTATION]: 'cold' },
-      },
-      spec: { ...claimed.spec, sandbox: `acme/${b.metadata.name}`, cpu: 7, memoryGiB: 8 },
-    });
+    const b = await claimForColdBoot(claimed, 'sb-0000000000000000000000000000b007');
 
     await f.restartOperator();
     const running = await waitFor(async () => {
@@ -278,6 +281,35 @@ describe('host faults', () => {
     expect(onHost.find((v) => v.name === claimed.metadata.name)).toMatchObject({ state: 'running', cpu: 7 });
     const running7 = onHost.filter((v) => v.state === 'running').reduce((sum, v) => sum + v.cpu, 0);
     expect(running7).toBeLessThanOrEqual(10);
+    await consistent(['mini-1']);
+  });
+
+  it('a stop aside a crash cut short (status stopped, the Mac still running it) is finished, so a boot waiting for its room runs', async () => {
+    // The state a SIGKILL left in the crash test's storm: stopAside writes the VM's status first and
+    // stops it on the Mac second. The plan counted it as holding no room and never stopped it, and a
+    // VM claimed by a sandbox that needed that room waited for it for good.
+    await reserved(1);
+    const [aside, claimed] = await f.vms('mini-1');
+    await f.stopOperator();
+    await f.store.updateStatus<VM>({ ...aside!, status: { ...aside!.status, phase: 'stopped' } });
+    expect(
+      f.sim.inspect(f.addressOf('mini-1'))!.vms.find((v) => v.name === aside!.metadata.name),
+    ).toMatchObject({
+      state: 'running',
+    });
+    // B (7 vCPU) claimed the other VM, its boot not started: 5 (the one stopped aside, still running) + 7 > 10.
+    const b = await claimForColdBoot(claimed!, 'sb-0000000000000000000000000000b008');
+
+    await f.restartOperator();
+    const running = await waitFor(async () => {
+      const s = await sandbox(b.metadata.name);
+      return s?.status?.phase === 'running' ? s : undefined;
+    }, 'the sandbox needing the room to run');
+    expect(running.status?.vm).toBe(claimed!.metadata.name);
+    const onHost = f.sim.inspect(f.addressOf('mini-1'))!.vms;
+    expect(onHost.find((v) => v.name === aside!.metadata.name)).toMatchObject({ state: 'stopped' });
+    const cpus = onHost.filter((v) => v.state === 'running').reduce((sum, v) => sum + v.cpu, 0);
+    expect(cpus).toBeLessThanOrEqual(10);
     await consistent(['mini-1']);
   });
 

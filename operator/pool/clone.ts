@@ -119,6 +119,21 @@ export async function stopAside(ctx: OperatorContext, vm: VM, view: HostView): P
   ctx.logger.debug({ vm: name, rv: stopped.metadata.resourceVersion }, 'stopped aside');
 }
 
+/**
+ * Pool VMs whose status says stopped while their Mac still runs them: a stop aside a crash cut short
+ * (its status moves first), or a return to the pool whose start ran and whose status was never
+ * written. The plan counts them as holding no room, so nothing else would ever stop them, and a boot
+ * waiting for that room waited forever (seen once in the crash test's SIGKILL storm). The Mac is made
+ * to match: they are stopped, and the pass's return to the pool starts them again if there is room.
+ */
+export async function finishStopsAside(vms: VM[], view: HostView): Promise<void> {
+  for (const vm of vms) {
+    const name = vm.metadata.name;
+    if (!vm.spec.sandbox && vmPhase(vm) === 'stopped' && view.get(name)?.state === 'running')
+      await view.stop(name);
+  }
+}
+
 /** Boots a stopped-aside VM back into the warm pool once there is room. */
 export async function returnToPool(ctx: OperatorContext, vm: VM, view: HostView): Promise<void> {
   if (vm.spec.sandbox || vmPhase(vm) !== 'stopped') return;

@@ -20,7 +20,7 @@ import {
   noticeLostVms,
   releaseOrphanClaims,
 } from './cleanup.ts';
-import { clone, finishClone, returnToPool, stopAside } from './clone.ts';
+import { clone, finishClone, finishStopsAside, returnToPool, stopAside } from './clone.ts';
 import { HostView } from './host-view.ts';
 import { reportRoom } from './room.ts';
 import { vmPhase, writeVmStatus } from './vm-status.ts';
@@ -107,6 +107,7 @@ async function reconcileUp(ctx: OperatorContext, mini: Mini): Promise<ReconcileR
     const vm = ctx.informers.vms.get(vmName);
     if (vm) await stopAside(ctx, vm, view);
   }
+  await finishStopsAside(vmsOf(ctx, name), view);
   // A boot that waits for room does not end the pass: the steps below may be what makes the room (a
   // released VM still running at its sandbox's size is re-cloned there; a crash left one half-cloned).
   // Ending the pass here waited forever for room that only the rest of the pass could free.
