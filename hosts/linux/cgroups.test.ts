@@ -46,8 +46,11 @@ describe('VM cgroups', () => {
     const cg = new VmCgroup(layout, `sandbay/test-${process.pid}`);
     cg.create();
     try {
+      cg.setCpuWeight(1);
+      expect(cg.cpuWeight()).toBe(1);
       cg.setLimits({ cpu: 1.5, memoryGiB: 2, pidsMax: 64 });
       expect(cg.readLimits()).toEqual({ cpu: 1.5, memoryGiB: 2, pidsMax: 64 });
+      expect(cg.cpuWeight()).toBe(100);
       const cmd = cg.wrap('sh', ['-c', 'sleep 30 & sleep 30 & wait']);
       const proc = await tracker.start(cmd.command, cmd.args);
       await waitFor(() => cg.pids().length === 3, 'three processes in the cgroup');

@@ -15,11 +15,17 @@ type V1Controller = (typeof V1_CONTROLLERS)[number];
 export type CgroupLayout =
   { version: 1; mounts: Record<V1Controller, string> } | { version: 2; root: string };
 
+/** cgroup v2's default `cpu.weight` (v1's `cpu.shares` 1024): a running VM's share. */
+export const DEFAULT_CPU_WEIGHT = 100;
+
 export interface CgroupLimits {
   cpu: number;
   memoryGiB: number;
   pidsMax: number;
 }
+
+/** v1's `cpu.shares` for a v2 weight: 1024 is v1's default (weight 100), 2 its minimum. */
+const sharesOf = (weight: number) => Math.max(2, Math.round((weight * 1024) / DEFAULT_CPU_WEIGHT));
 
 /** Finds the usable cgroup hierarchy, or says what is missing. */
 export function detectCgroups(mountsFile = '/proc/mounts'): CgroupLayout | { missing: string } {
@@ -79,9 +85,11 @@ export class VmCgroup {
     return this.dirs().every((d) => existsSync(d));
   }
 
+  /** The VM's limits, and its CPU weight back at the default (a boot's lower weight never sticks). */
   setLimits(l: CgroupLimits): void {
     const quota = Math.round(l.cpu * CPU_PERIOD_US);
     const memory = Math.round(l.memoryGiB * GiB);
+    this.setCpuWeight(DEFAULT_CPU_WEIGHT);
     if (this.layout.version === 2) {
       const d = this.dirs()[0]!;
       writeFileSync(join(d, 'cpu.max'), `${quota} ${CPU_PERIOD_US}`);
@@ -94,6 +102,30 @@ export class VmCgroup {
     writeFileSync(join(m.cpu, this.path, 'cpu.cfs_quota_us'), String(quota));
     writeFileSync(join(m.memory, this.path, 'memory.limit_in_bytes'), String(memory));
     writeFileSync(join(m.pids, this.path, 'pids.max'), String(l.pidsMax));
+  }
+
+  /**
+   * The cgroup's share of the CPU when the CPU is contended, against its peers (1 to 10,000, as
+   * cgroup v2's `cpu.weight`). A weight, not a limit: on an idle machine it still gets every cycle.
+   */
+  setCpuWeight(weight: number): void {
+    if (this.layout.version === 2) writeFileSync(join(this.dirs()[0]!, 'cpu.weight'), String(weight));
+    else writeFileSync(this.#v1Shares(), String(sharesOf(weight)));
+  }
+
+  /** The CPU weight as the kernel reports it (v1's `cpu.shares` read back on v2's scale). */
+  cpuWeight(): number {
+    if (this.layout.version === 2) return Number(readFileSync(join(this.dirs()[0]!, 'cpu.weight'), 'utf8'));
+    const shares = Number(readFileSync(this.#v1Shares(), 'utf8'));
+    return Math.max(1, Math.round((shares * DEFAULT_CPU_WEIGHT) / 1024));
+  }
+
+  #v1Shares(): string {
+    return join(
+      (this.layout as { mounts: Record<V1Controller, string> }).mounts.cpu,
+      this.path,
+      'cpu.shares',
+    );
   }
 
   /** The limits as the kernel reports them. */

@@ -13,6 +13,7 @@ import {
 import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriverError } from '../driver.ts';
@@ -221,6 +222,24 @@ describe('linux host', () => {
     await host.createVm({ name: 'c', image: IMAGE, cpu: 2, memoryGiB: 4 });
     await host.resizeVm('c', { cpu: 3, memoryGiB: 6 });
     expect(host.describe('c').cgroup.readLimits()).toEqual({ cpu: 3, memoryGiB: 6, pidsMax: 4096 });
+    await host.deleteVm('c');
+  });
+
+  it('boots a VM at the lowest CPU weight and gives it the default once it runs', async () => {
+    await host.createVm({ name: 'c', image: IMAGE, cpu: 2, memoryGiB: 4 });
+    const cgroup = host.describe('c').cgroup;
+    expect(cgroup.cpuWeight()).toBe(100);
+    let booted = false;
+    const boot = host.startVm('c').finally(() => (booted = true));
+    // The weight drops before the boot's first process starts and holds until the boot returns.
+    const seen = new Set<number>();
+    while (!booted) {
+      seen.add(cgroup.cpuWeight());
+      await delay(5);
+    }
+    await boot;
+    expect(seen).toContain(1);
+    expect(cgroup.cpuWeight()).toBe(100);
     await host.deleteVm('c');
   });
 
