@@ -21,6 +21,8 @@ export function toStructural(schema: JsonSchema): JsonSchema {
     'minLength',
     'maxLength',
     'default',
+    // Rules across fields (CEL) that a real API server enforces; the store runs the kind's `rules`.
+    'x-kubernetes-validations',
   ]) {
     if (schema[key] !== undefined) out[key] = schema[key];
   }

@@ -1,6 +1,6 @@
 // The spec's Mac models and layouts table: host capacity and the warm VM profile of each layout.
 // The one source of truth for these numbers; the scheduler, the pool reconciler and the API read it.
-import type { MacModel, VmLayout } from './meta.ts';
+import type { MacModel, MacShape, VmLayout } from './meta.ts';
 import type { WarmSlot } from './mini.ts';
 
 /**
@@ -50,15 +50,41 @@ export const MAC_PROFILES: Record<MacModel, MacProfile> = {
   },
 };
 
+/** The smallest sandbox (spec, Limits): the size of each slot of a Mac given `vmSlots`. */
+export const SMALLEST_SANDBOX = { cpu: 2, memoryGiB: 4 } as const;
+
+/**
+ * The profile the scheduler, the pool and the host count with. A Mac of N `vmSlots` has N times the
+ * smallest sandbox (so that N of them fit, and no more), keeps N of them warm in `split`, and one
+ * VM of all of it in `whole`.
+ */
+export function macProfile(mac: MacShape): MacProfile {
+  const base = MAC_PROFILES[mac.model];
+  if (mac.vmSlots === undefined) return base;
+  const cores = mac.vmSlots * SMALLEST_SANDBOX.cpu;
+  const memoryGiB = mac.vmSlots * SMALLEST_SANDBOX.memoryGiB;
+  return {
+    cores,
+    memoryGiB,
+    diskGiB: base.diskGiB,
+    layouts: {
+      split: Array.from({ length: mac.vmSlots }, () =>
+        split(SMALLEST_SANDBOX.cpu, SMALLEST_SANDBOX.memoryGiB),
+      ),
+      whole: [whole(cores, memoryGiB)],
+    },
+  };
+}
+
 export const DEFAULT_MAC_MODEL: MacModel = 'm4';
 export const DEFAULT_VM_LAYOUT: VmLayout = 'split';
 
-/** Sandboxes per Mac: 2 in split, 1 in whole (spec, Limits). */
-export function maxSandboxesPerMac(layout: VmLayout): number {
-  return layout === 'whole' ? 1 : 2;
+/** Sandboxes per Mac: 2 in split, 1 in whole (spec, Limits); a linux Mac's `vmSlots` in split. */
+export function maxSandboxesPerMac(layout: VmLayout, vmSlots?: number): number {
+  return layout === 'whole' ? 1 : (vmSlots ?? 2);
 }
 
-/** The warm profile a new reservation of this model and layout gets. */
-export function warmProfile(model: MacModel, layout: VmLayout): WarmSlot[] {
-  return MAC_PROFILES[model].layouts[layout].map((s) => ({ ...s }));
+/** The warm profile a new reservation of this Mac and layout gets. */
+export function warmProfile(mac: MacShape, layout: VmLayout): WarmSlot[] {
+  return macProfile(mac).layouts[layout].map((s) => ({ ...s }));
 }

@@ -111,6 +111,8 @@ export interface KindDefinition<S extends TSchema = TSchema> {
   description: string;
   /** Kubernetes' own kinds the store also keeps (Lease) name their group/version; default sandbay's. */
   apiVersion?: string;
+  /** Checks across fields that the schema cannot express, run on an object the schema accepted. */
+  rules?: (obj: unknown) => { path: string; message: string }[];
 }
 
 /** The `group/version` a kind is served at. */
@@ -162,6 +164,15 @@ export interface AnyResource {
 
 export const MAC_MODELS = ['m4', 'm4-pro', 'm5-pro'] as const;
 export type MacModel = (typeof MAC_MODELS)[number];
+
+/**
+ * What a Mac holds: its model, and for a linux Mac an operator's `vmSlots` (beyond the spec,
+ * docs/capacity.md): that many VM slots of the smallest sandbox instead of the model's two.
+ */
+export interface MacShape {
+  model: MacModel;
+  vmSlots?: number | undefined;
+}
 export const VM_LAYOUTS = ['split', 'whole'] as const;
 export type VmLayout = (typeof VM_LAYOUTS)[number];
 export const DRIVERS = ['linux', 'tart', 'sim'] as const;

@@ -8,6 +8,7 @@ import {
   VmLayoutSchema,
   resourceSchema,
   type KindDefinition,
+  type MacShape,
 } from './meta.ts';
 import { EgressSupportSchema } from './egress.ts';
 
@@ -54,10 +55,41 @@ export const MiniSpec = Type.Object(
       'user: layout used while no reservation sets one (the local linux Mac: `split` unless configured).',
       Type.Optional(VmLayoutSchema),
     ),
+    vmSlots: doc(
+      "user, beyond the spec, linux driver only: this Mac runs up to this many sandboxes of the smallest size (2 vCPU / 4 GiB) and keeps as many warm, instead of its model's two (a real Mac's macOS license allows two). Its capacity, as the scheduler counts it, is that many times the smallest sandbox. docs/capacity.md",
+      Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+    ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // The same rule as `miniRules` below, for a real Kubernetes API server (CEL).
+    'x-kubernetes-validations': [
+      {
+        rule: "!has(self.vmSlots) || self.driver == 'linux'",
+        message: 'vmSlots applies to the linux driver only',
+      },
+    ],
+  },
 );
 export type MiniSpec = Static<typeof MiniSpec>;
+
+/** The Mac a Mini's spec describes: its model, and its `vmSlots` (honoured on the linux driver alone). */
+export function macShape(spec: MiniSpec): MacShape {
+  return {
+    model: spec.model,
+    ...(spec.driver === 'linux' && spec.vmSlots !== undefined && { vmSlots: spec.vmSlots }),
+  };
+}
+
+/** Checks the schema cannot say: `vmSlots` belongs to a linux Mac (a real Mac runs two macOS VMs). */
+function miniRules(obj: unknown): { path: string; message: string }[] {
+  const spec = (obj as { spec?: Partial<MiniSpec> }).spec;
+  if (spec?.vmSlots !== undefined && spec.driver !== 'linux')
+    return [
+      { path: 'spec.vmSlots', message: `applies to the linux driver only, not ${String(spec.driver)}` },
+    ];
+  return [];
+}
 
 export const MiniStatus = Type.Object({
   ...StatusBase,
@@ -106,6 +138,7 @@ export const MiniKind: KindDefinition = {
   shortNames: ['mini'],
   scope: 'Cluster',
   schema: MiniSchema,
+  rules: miniRules,
   description: 'A physical Mac mini (or a local machine posing as one) that hosts sandbox VMs.',
   printerColumns: [
     { name: 'Address', type: 'string', jsonPath: '.spec.address' },

@@ -9,6 +9,8 @@ export interface HostRef {
   address: string;
   model: MacModel;
   credentialsRef?: string;
+  /** A linux Mac's VM slots (`Mini.spec.vmSlots`); absent: the model's two. */
+  vmSlots?: number;
 }
 
 export interface HostImage {

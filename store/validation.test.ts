@@ -20,6 +20,19 @@ function invalid(obj: unknown): StoreError {
 }
 
 describe('resource validation', () => {
+  it("refuses VM slots on a Mini whose driver is not linux, naming the field (a kind's cross-field rules)", () => {
+    const mini = (driver: string) => ({
+      apiVersion: API,
+      kind: 'Mini',
+      metadata: { name: 'm1' },
+      spec: { address: '10.0.0.1', model: 'm4', driver, vmSlots: 8 },
+    });
+    expect(invalid(mini('tart')).message).toContain(
+      'spec.vmSlots: applies to the linux driver only, not tart',
+    );
+    expect(() => validateResource(resolveKind('Mini'), mini('linux') as AnyResource)).not.toThrow();
+  });
+
   it('applies schema defaults in place before checking', () => {
     const obj: AnyResource = {
       apiVersion: API,

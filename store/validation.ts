@@ -92,7 +92,9 @@ export function resolveKind(name: string): KindDefinition {
 export function validateResource(def: KindDefinition, obj: AnyResource): void {
   defaulters.get(def.kind)?.(obj);
   const validator = validators.get(def.kind) as Validator;
-  const errors = validator.Check(obj) ? [] : [...validator.Errors(obj)].flatMap(toFieldErrors);
+  const errors = validator.Check(obj)
+    ? (def.rules?.(obj) ?? [])
+    : [...validator.Errors(obj)].flatMap(toFieldErrors);
   errors.push(...scopeErrors(def, obj), ...labelErrors(obj));
   if (errors.length === 0) return;
   const unique = dedupe(errors);

@@ -3,6 +3,7 @@
 import type { Sandbox } from '../../crds/index.ts';
 import { DriverError, type Guest } from '../../hosts/driver.ts';
 import { withDeadlines } from '../../hosts/guest-deadlines.ts';
+import { hostRef } from '../../operator/mini/hosts.ts';
 import { ApiError } from '../errors.ts';
 import type { ApiContext } from './context.ts';
 
@@ -37,12 +38,7 @@ export async function guestOf(ctx: ApiContext, sandbox: Sandbox): Promise<Guest>
   const driver = mini ? ctx.drivers[mini.spec.driver] : undefined;
   if (!mini || !driver)
     throw new ApiError('guest_unreachable', 'The Mac running this sandbox is not reachable.');
-  const host = driver.host({
-    name: mini.metadata.name,
-    address: mini.spec.address,
-    model: mini.spec.model,
-    ...(mini.spec.credentialsRef !== undefined && { credentialsRef: mini.spec.credentialsRef }),
-  });
+  const host = driver.host(hostRef(mini));
   // Every call on it has a deadline (hosts/guest-deadlines.ts): a tenant's VM can stop answering.
   return withDeadlines(host.guest(vm));
 }

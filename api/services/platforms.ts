@@ -3,6 +3,8 @@
 import {
   MAC_MODELS,
   MAC_PROFILES,
+  macProfile,
+  macShape,
   maxSandboxesPerMac,
   type Mini,
   type Rate,
@@ -75,7 +77,7 @@ function reservationCatalog(ctx: ApiContext, reservation: Reservation, allMinis:
   const miniWire = minis.map((m) => {
     const view = miniView(m);
     for (const img of view.images) images.set(img.name, img.diskGiB);
-    const profile = MAC_PROFILES[m.spec.model];
+    const profile = macProfile(macShape(m.spec));
     const onMac = uses.filter((u) => u.mini === m.metadata.name);
     const usedCpu = onMac.reduce((n, u) => n + u.cpu, 0);
     const usedMem = onMac.reduce((n, u) => n + u.memoryGiB, 0);
@@ -87,7 +89,7 @@ function reservationCatalog(ctx: ApiContext, reservation: Reservation, allMinis:
       cores: profile.cores,
       memory_gib: profile.memoryGiB,
       sandboxes: onMac.length,
-      max_sandboxes: maxSandboxesPerMac(view.layout),
+      max_sandboxes: maxSandboxesPerMac(view.layout, view.vmSlots),
       free_cpu: Math.max(0, profile.cores - usedCpu),
       free_memory_gib: Math.max(0, profile.memoryGiB - usedMem),
       warm_vms: warm.map((vm) =>

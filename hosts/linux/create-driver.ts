@@ -14,7 +14,7 @@
 import { getServers } from 'node:dns';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { MacModel } from '../../crds/index.ts';
+import type { MacModel, MacShape } from '../../crds/index.ts';
 import { DriverError, type Driver, type HostRef } from '../driver.ts';
 import { detectCgroups } from './cgroups.ts';
 import {
@@ -39,7 +39,7 @@ export interface LinuxDriverOptions {
   dataDir: string;
   /** The Mac model the host reports (default: the HostRef's model). */
   model?: MacModel;
-  /** VMs one host may hold at once (default 2). */
+  /** VMs one host may hold at once (default: its Mac's slots, two unless its Mini sets `vmSlots`). */
   maxVms?: number;
   /** Machine-wide state shared by every linux driver on the machine (default /run/sandbay-linux). */
   globalDir?: string;
@@ -105,12 +105,20 @@ export function createLinuxDriver(opts: LinuxDriverOptions): LinuxDriver {
   })();
   preflight.catch(() => undefined);
 
+  const macOf = (ref: HostRef): MacShape => ({
+    model: opts.model ?? ref.model,
+    ...(ref.vmSlots !== undefined && { vmSlots: ref.vmSlots }),
+  });
+
   return {
     kind: 'linux',
     host(ref: HostRef): LinuxHost {
       if (closed) throw new DriverError('invalid_argument', 'linux driver is closed');
       const known = hosts.get(ref.name);
-      if (known) return known.host;
+      if (known) {
+        known.host.reshape(macOf(ref));
+        return known.host;
+      }
       if (!HOST_NAME.test(ref.name)) throw new DriverError('invalid_argument', `bad host name ${ref.name}`);
       const hostDir = join(dataDir, 'hosts', ref.name);
       const lockFile = join(hostDir, 'owner.json');
@@ -138,8 +146,8 @@ export function createLinuxDriver(opts: LinuxDriverOptions): LinuxDriver {
         return ctx;
       });
       const host = new LinuxHost(ready, tracker, {
-        model: opts.model ?? ref.model,
-        maxVms: opts.maxVms ?? 2,
+        mac: macOf(ref),
+        ...(opts.maxVms !== undefined && { maxVms: opts.maxVms }),
         width: opts.width ?? 1280,
         height: opts.height ?? 800,
         now: opts.now ?? (() => new Date()),

@@ -5,8 +5,8 @@
 // count and claim, so maxVms holds. The on-disk record of a VM is written after each state change,
 // and the machine-wide slot claim is taken before anything else exists and released last, so a crash
 // at any point leaves something the next start either adopts or sweeps (see `adopt.ts`).
-import { IMAGES, MAC_PROFILES } from '../../crds/mac-models.ts';
-import { sameEgress, type EgressPolicy, type EgressSupport, type MacModel } from '../../crds/index.ts';
+import { IMAGES, macProfile } from '../../crds/mac-models.ts';
+import { sameEgress, type EgressPolicy, type EgressSupport, type MacShape } from '../../crds/index.ts';
 import {
   DriverError,
   type DeltaInfo,
@@ -43,8 +43,10 @@ type GuestModule = typeof import('./guest.ts');
 const BOOT_CPU_WEIGHT = 1;
 
 export interface LinuxHostOptions {
-  model: MacModel;
-  maxVms: number;
+  /** The Mac this host poses as: its model and, from its Mini, its VM slots (crds/mac-models.ts). */
+  mac: MacShape;
+  /** VMs the host may hold at once; default the Mac's slots (two unless its Mini sets `vmSlots`). */
+  maxVms?: number;
   width: number;
   height: number;
   now: () => Date;
@@ -58,6 +60,7 @@ export interface LinuxHostOptions {
 export class LinuxHost implements Host {
   #ctx: SetupContext | undefined;
   readonly #opts: LinuxHostOptions;
+  #mac: MacShape;
   readonly #tracker: ProcessTracker;
   readonly #vms = new Map<string, VmEntry>();
   readonly #vmLock = new KeyedMutex();
@@ -69,6 +72,7 @@ export class LinuxHost implements Host {
   constructor(ctx: Promise<SetupContext>, tracker: ProcessTracker, opts: LinuxHostOptions) {
     this.#tracker = tracker;
     this.#opts = opts;
+    this.#mac = opts.mac;
     this.#ready = ctx.then((c) => {
       this.#ctx = c;
       return this.#start();
@@ -108,19 +112,28 @@ export class LinuxHost implements Host {
   }
 
   #profile() {
-    return MAC_PROFILES[this.#opts.model];
+    return macProfile(this.#mac);
+  }
+
+  #maxVms(): number {
+    return this.#opts.maxVms ?? this.#mac.vmSlots ?? 2;
+  }
+
+  /** The Mini was edited (its model or VM slots): the next call counts with the new shape. */
+  reshape(mac: MacShape): void {
+    this.#mac = mac;
   }
 
   async info(): Promise<HostInfo> {
     await this.#ready;
     const p = this.#profile();
     return {
-      model: this.#opts.model,
+      model: this.#mac.model,
       cores: p.cores,
       memoryGiB: p.memoryGiB,
       diskGiB: p.diskGiB,
       images: Object.values(IMAGES).map((i) => ({ name: i.name, diskGiB: i.diskGiB })),
-      maxVms: this.#opts.maxVms,
+      maxVms: this.#maxVms(),
       egress: this.#opts.egress,
     };
   }
@@ -137,8 +150,8 @@ export class LinuxHost implements Host {
       this.#hostLock.run(async () => {
         const old = this.#vms.get(spec.name);
         if (old) await this.#destroy(old);
-        if (this.#vms.size >= this.#opts.maxVms) {
-          throw new DriverError('capacity', `host has its maximum of ${this.#opts.maxVms} VMs`);
+        if (this.#vms.size >= this.#maxVms()) {
+          throw new DriverError('capacity', `host has its maximum of ${this.#maxVms()} VMs`);
         }
         const claim = await claimSlot(this.ctx, spec.name);
         try {

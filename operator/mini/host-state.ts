@@ -2,7 +2,7 @@
 // when it answers. Every write carries the resourceVersion it was computed from, so it never
 // overwrites a binding the reservation reconciler made in between (that write conflicts and the
 // probe retries on fresh data).
-import { DEFAULT_VM_LAYOUT, warmProfile, type Mini, type MiniStatus } from '../../crds/index.ts';
+import { DEFAULT_VM_LAYOUT, macShape, warmProfile, type Mini, type MiniStatus } from '../../crds/index.ts';
 import type { HostInfo } from '../../hosts/driver.ts';
 import { ConditionTypes, Reasons, setCondition } from '../conditions.ts';
 import type { OperatorContext } from '../context.ts';
@@ -91,7 +91,7 @@ export async function markMiniUp(ctx: OperatorContext, mini: Mini, info: HostInf
     images,
     heartbeat: new Date(now).toISOString(),
     layout,
-    warmProfile: s.warmProfile ?? warmProfile(mini.spec.model, layout),
+    warmProfile: s.warmProfile ?? warmProfile(macShape(mini.spec), layout),
     conditions: cond.conditions,
     // What the host enforces of sandboxes' egress policies (null: nothing, its driver reports none).
     egress: info.egress ?? (null as never),

@@ -1,7 +1,7 @@
 // One Host handle per Mini, from the driver its spec names. Handles are cached by name and
-// replaced when the Mini's address, model, driver or credentials change.
-import type { DriverKind, Mini } from '../../crds/index.ts';
-import { DriverError, type Driver, type Host } from '../../hosts/driver.ts';
+// replaced when the Mini's address, model, driver, credentials or VM slots change.
+import { macShape, type DriverKind, type Mini } from '../../crds/index.ts';
+import { DriverError, type Driver, type Host, type HostRef } from '../../hosts/driver.ts';
 import { withDeadlines } from '../../hosts/guest-deadlines.ts';
 
 export type Drivers = Partial<Record<DriverKind, Driver>>;
@@ -17,15 +17,14 @@ export class HostRegistry {
   /** The Host of a Mini; throws DriverError `invalid_argument` when its driver is not configured. */
   host(mini: Mini): Host {
     const { name } = mini.metadata;
-    const { driver, address, model, credentialsRef } = mini.spec;
-    const fingerprint = JSON.stringify([driver, address, model, credentialsRef ?? null]);
+    const { driver } = mini.spec;
+    const ref = hostRef(mini);
+    const fingerprint = JSON.stringify([driver, ref]);
     const cached = this.#hosts.get(name);
     if (cached && cached.fingerprint === fingerprint) return cached.host;
     const d = this.#drivers[driver];
     if (!d) throw new DriverError('invalid_argument', `no ${driver} driver is configured for Mini ${name}`);
-    const host = boundedGuests(
-      d.host({ name, address, model, ...(credentialsRef !== undefined && { credentialsRef }) }),
-    );
+    const host = boundedGuests(d.host(ref));
     this.#hosts.set(name, { fingerprint, host });
     return host;
   }
@@ -37,6 +36,19 @@ export class HostRegistry {
   hasDriver(kind: DriverKind): boolean {
     return this.#drivers[kind] !== undefined;
   }
+}
+
+/** What a driver needs of a Mini to reach its Mac. */
+export function hostRef(mini: Mini): HostRef {
+  const { address, model, credentialsRef } = mini.spec;
+  const { vmSlots } = macShape(mini.spec);
+  return {
+    name: mini.metadata.name,
+    address,
+    model,
+    ...(credentialsRef !== undefined && { credentialsRef }),
+    ...(vmSlots !== undefined && { vmSlots }),
+  };
 }
 
 /** `host` whose guests bound every call (hosts/guest-deadlines.ts): replays and the reaper wait on tenants. */

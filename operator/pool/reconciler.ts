@@ -6,7 +6,14 @@
 // discard and stop aside first, then boot claimed VMs, then clone, then return stopped VMs to the
 // pool. A host that does not answer is probed by the Mini reconciler, which marks it down; while it
 // is down its VMs are down and nothing is planned on it.
-import { DEFAULT_VM_LAYOUT, MAC_PROFILES, warmProfile, type Mini, type VM } from '../../crds/index.ts';
+import {
+  DEFAULT_VM_LAYOUT,
+  macProfile,
+  macShape,
+  warmProfile,
+  type Mini,
+  type VM,
+} from '../../crds/index.ts';
 import { DriverError } from '../../hosts/driver.ts';
 import { holdsPlace, miniView, poolPlan, sandboxUse, type SandboxUse } from '../scheduler/index.ts';
 import { Indexes, type OperatorContext } from '../context.ts';
@@ -63,7 +70,7 @@ async function reconcileDown(ctx: OperatorContext, vms: VM[]): Promise<void> {
 async function reconcileUp(ctx: OperatorContext, mini: Mini): Promise<ReconcileResult | void> {
   const name = mini.metadata.name;
   const host = ctx.hosts.host(mini);
-  const profile = MAC_PROFILES[mini.spec.model];
+  const profile = macProfile(macShape(mini.spec));
   const view = new HostView(host, { cpu: profile.cores, memoryGiB: profile.memoryGiB }, await host.listVms());
 
   await finishDeletions(ctx, vmsOf(ctx, name), view);
@@ -75,7 +82,7 @@ async function reconcileUp(ctx: OperatorContext, mini: Mini): Promise<ReconcileR
 
   const layout = mini.status?.layout ?? mini.spec.defaultLayout ?? DEFAULT_VM_LAYOUT;
   const plan = poolPlan(miniView(mini), live, sandboxesOn(ctx, name), {
-    targetProfile: warmProfile(mini.spec.model, layout),
+    targetProfile: warmProfile(macShape(mini.spec), layout),
   });
   ctx.logger.debug(
     {

@@ -2,6 +2,7 @@
 // (reservation, phase, layout, warm profile), so two reservations can never take the same Mac.
 import {
   DEFAULT_VM_LAYOUT,
+  macShape,
   warmProfile,
   type Mini,
   type Reservation,
@@ -58,7 +59,7 @@ export async function bindMini(
         reservation,
         phase: miniMachine.transition('available', 'bind'),
         layout,
-        warmProfile: warmProfile(mini.spec.model, layout),
+        warmProfile: warmProfile(macShape(mini.spec), layout),
       },
     },
     { subresource: 'status', resourceVersion: mini.metadata.resourceVersion! },
@@ -70,7 +71,7 @@ export async function relayoutMini(ctx: OperatorContext, mini: Mini, layout: VmL
   if (mini.status?.layout === layout) return;
   await ctx.client.patch<Mini>(
     { kind: 'Mini', name: mini.metadata.name },
-    { status: { layout, warmProfile: warmProfile(mini.spec.model, layout) } },
+    { status: { layout, warmProfile: warmProfile(macShape(mini.spec), layout) } },
     { subresource: 'status', resourceVersion: mini.metadata.resourceVersion! },
   );
 }
@@ -87,7 +88,7 @@ export async function releaseMinis(ctx: OperatorContext, reservationKey: string)
           reservation: null,
           phase: miniMachine.transition(from, 'release'),
           layout,
-          warmProfile: warmProfile(mini.spec.model, layout),
+          warmProfile: warmProfile(macShape(mini.spec), layout),
         },
       },
       { subresource: 'status', resourceVersion: mini.metadata.resourceVersion! },

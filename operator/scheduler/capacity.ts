@@ -4,13 +4,13 @@
 // Consistency model: the inputs are one read of the store. A VM counts against the Mac from the
 // moment it is claimed (`spec.sandbox` set by a conditional write) until it is discarded; unclaimed
 // warm VMs never count against a request, because they are stopped aside to make room for it.
-import { MAC_PROFILES, type VM } from '../../crds/index.ts';
+import { macProfile, type VM } from '../../crds/index.ts';
 import type { MiniView, SandboxUse, Size } from './types.ts';
 
 export const ZERO: Size = { cpu: 0, memoryGiB: 0 };
 
 export function macCapacity(mini: MiniView): Size {
-  const profile = MAC_PROFILES[mini.model];
+  const profile = macProfile(mini);
   return { cpu: profile.cores, memoryGiB: profile.memoryGiB };
 }
 

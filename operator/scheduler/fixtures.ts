@@ -18,13 +18,14 @@ export function mac(
   name: string,
   model: MacModel = 'm4',
   layout: VmLayout = 'split',
-  opts: { profile?: WarmSlot[]; down?: boolean; images?: MiniView['images'] } = {},
+  opts: { profile?: WarmSlot[]; down?: boolean; images?: MiniView['images']; vmSlots?: number } = {},
 ): MiniView {
   return {
     name,
     model,
+    ...(opts.vmSlots !== undefined && { vmSlots: opts.vmSlots }),
     layout,
-    warmProfile: opts.profile ?? warmProfile(model, layout),
+    warmProfile: opts.profile ?? warmProfile({ model, vmSlots: opts.vmSlots }, layout),
     images: opts.images ?? [
       { name: IMAGES.split.name, diskGiB: IMAGES.split.diskGiB },
       { name: IMAGES.whole.name, diskGiB: IMAGES.whole.diskGiB },

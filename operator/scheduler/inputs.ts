@@ -4,6 +4,7 @@
 // input over a set of Macs.
 import {
   DEFAULT_VM_LAYOUT,
+  macShape,
   warmProfile,
   type Mini,
   type Sandbox,
@@ -125,11 +126,13 @@ function inputOn(
 /** A Mini as the scheduler sees it: layout and warm profile in force (model defaults until set). */
 export function miniView(mini: Mini): MiniView {
   const layout = mini.status?.layout ?? mini.spec.defaultLayout ?? DEFAULT_VM_LAYOUT;
+  const mac = macShape(mini.spec);
   return {
     name: mini.metadata.name,
     model: mini.spec.model,
+    ...(mac.vmSlots !== undefined && { vmSlots: mac.vmSlots }),
     layout,
-    warmProfile: mini.status?.warmProfile ?? warmProfile(mini.spec.model, layout),
+    warmProfile: mini.status?.warmProfile ?? warmProfile(mac, layout),
     images: mini.status?.images ?? [],
     down: mini.status?.phase === 'down',
     address: mini.spec.address,

@@ -93,19 +93,21 @@ describe('poolPlan', () => {
   });
 
   it('legacy profile kept while the Mac is busy', () => {
-    const legacy = mac('a', 'm4-pro', 'split', { profile: warmProfile('m4', 'split') });
+    const legacy = mac('a', 'm4-pro', 'split', { profile: warmProfile({ model: 'm4' }, 'split') });
     const vms = [
       vm('a-0', 'a', 0, { cpu: 5, memoryGiB: 8, phase: 'occupied', sandbox: 'ns/x' }),
       ...pool(legacy).slice(1),
     ];
-    const plan = poolPlan(legacy, vms, [], { targetProfile: warmProfile('m4-pro', 'split') });
+    const plan = poolPlan(legacy, vms, [], { targetProfile: warmProfile({ model: 'm4-pro' }, 'split') });
     expect(plan).toMatchObject({ profileChanged: false, clone: [], discard: [] });
-    expect(plan.profile).toEqual(warmProfile('m4', 'split'));
+    expect(plan.profile).toEqual(warmProfile({ model: 'm4' }, 'split'));
   });
 
   it('an idle Mac adopts the new profile and re-clones the VMs that do not match it', () => {
-    const legacy = mac('a', 'm4-pro', 'split', { profile: warmProfile('m4', 'split') });
-    const plan = poolPlan(legacy, pool(legacy), [], { targetProfile: warmProfile('m4-pro', 'split') });
+    const legacy = mac('a', 'm4-pro', 'split', { profile: warmProfile({ model: 'm4' }, 'split') });
+    const plan = poolPlan(legacy, pool(legacy), [], {
+      targetProfile: warmProfile({ model: 'm4-pro' }, 'split'),
+    });
     expect(plan.profileChanged).toBe(true);
     expect(plan.clone).toEqual([
       expect.objectContaining({

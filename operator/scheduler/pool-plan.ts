@@ -67,7 +67,7 @@ export function poolPlan(
   sandboxes: SandboxUse[],
   opts: PoolPlanOptions = {},
 ): PoolPlan {
-  const current = mini.warmProfile.length > 0 ? mini.warmProfile : warmProfile(mini.model, mini.layout);
+  const current = mini.warmProfile.length > 0 ? mini.warmProfile : warmProfile(mini, mini.layout);
   if (mini.down) return emptyPlan(current);
   const mine = vms.filter((vm) => vm.spec.mini === mini.name);
   const load = macLoad(mini.name, mine, sandboxes);

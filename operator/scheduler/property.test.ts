@@ -33,7 +33,7 @@ const macArb = fc
 
 /** Earlier profiles the spec names: M4-sized pools on a bigger Mac, whole VMs with 12 GiB. */
 function legacyProfile(model: MacModel, layout: VmLayout): WarmSlot[] {
-  if (layout === 'split') return warmProfile('m4', 'split');
+  if (layout === 'split') return warmProfile({ model: 'm4' }, 'split');
   return [
     {
       cpu: MAC_PROFILES[model].cores,
@@ -144,7 +144,7 @@ describe('scheduler and pool together', () => {
               const order = step.order;
               fleet.reconcilePool(
                 mini!.name,
-                { targetProfile: warmProfile(mini!.model, mini!.layout) },
+                { targetProfile: warmProfile(mini!, mini!.layout) },
                 () => order,
               );
             } else if (step.op === 'finish' && !mini!.down) {

@@ -371,3 +371,30 @@ describe('a pin (the create’s host)', () => {
     expect(create(fleet, { host: 'a', snapshot }, 'x')).toMatchObject({ mini: 'a', boot: 'cold' });
   });
 });
+
+describe('a linux Mac of N VM slots (Mini.spec.vmSlots, beyond the spec)', () => {
+  it('holds N warm sandboxes of the smallest size, and refuses the next with sandbox_limit_reached', () => {
+    const fleet = fleetOf(mac('dense', 'm4', 'split', { vmSlots: 5 }));
+    expect(fleet.vms).toHaveLength(5);
+    for (const name of ['a', 'b', 'c', 'd', 'e'])
+      expect(create(fleet, {}, name)).toMatchObject({ boot: 'warm', cpu: 2, memoryGiB: 4 });
+    expect(schedule(fleet.input({}))).toMatchObject({ error: 'sandbox_limit_reached' });
+  });
+
+  it('counts its capacity as N smallest sandboxes: larger ones take the room of several', () => {
+    const fleet = fleetOf(mac('dense', 'm4', 'split', { vmSlots: 4 }));
+    // 4 slots: 8 vCPU / 16 GiB in all.
+    expect(schedule(fleet.input({ cpu: 10, memoryGiB: 16 }))).toMatchObject({
+      error: 'resources_exceed_mac',
+    });
+    create(fleet, { cpu: 6, memoryGiB: 12 }, 'big');
+    expect(create(fleet, {}, 'small')).toMatchObject({ cpu: 2, memoryGiB: 4 });
+    expect(schedule(fleet.input({}))).toMatchObject({ error: 'insufficient_capacity' });
+  });
+
+  it('has one VM of all of it in the whole layout', () => {
+    const fleet = fleetOf(mac('dense', 'm4', 'whole', { vmSlots: 3 }));
+    expect(create(fleet, {}, 'x')).toMatchObject({ boot: 'warm', cpu: 6, memoryGiB: 12 });
+    expect(schedule(fleet.input({}))).toMatchObject({ error: 'sandbox_limit_reached' });
+  });
+});

@@ -172,7 +172,7 @@ function baseUnavailable(minis: MiniView[], base: { baseImage: string; diskGiB: 
 // ---- one Mac ----
 
 function profileOf(mini: MiniView): WarmSlot[] {
-  return mini.warmProfile.length > 0 ? mini.warmProfile : warmProfile(mini.model, mini.layout);
+  return mini.warmProfile.length > 0 ? mini.warmProfile : warmProfile(mini, mini.layout);
 }
 
 /** Omitted fields take the warm size of the slot the sandbox would land in. */
@@ -191,7 +191,7 @@ function verdictOn(mini: MiniView, input: ScheduleInput): Verdict {
 
   if (sizes.every((s) => !fits(s, capacity)))
     return refuse('resources_exceed_mac', `${mini.name} (${mini.model}) has ${formatSize(capacity)}`);
-  const max = maxSandboxesPerMac(mini.layout);
+  const max = maxSandboxesPerMac(mini.layout, mini.vmSlots);
   if (load.sandboxes >= max)
     return refuse('sandbox_limit_reached', `${mini.name} runs ${load.sandboxes} of ${max}`);
   if (sizes.every((s) => !fits(s, free)))

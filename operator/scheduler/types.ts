@@ -12,6 +12,8 @@ export interface Size {
 export interface MiniView {
   name: string;
   model: MacModel;
+  /** A linux Mac's VM slots (`Mini.spec.vmSlots`, crds/mac-models.ts); absent: the model's two. */
+  vmSlots?: number;
   /** The layout in force on the Mac. */
   layout: VmLayout;
   /** The warm VM sizes the Mac keeps, by slot; a legacy profile is kept until the Mac is idle. */

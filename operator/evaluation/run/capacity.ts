@@ -23,7 +23,9 @@ export const WAIT_CODES: ReadonlySet<string> = new Set<ScheduleErrorCode>([
 export function reservationPlaces(ctx: OperatorContext, reservation: Reservation): number {
   return (reservation.status?.minis ?? []).reduce((n, name) => {
     const mini = ctx.informers.minis.get(name);
-    return mini ? n + maxSandboxesPerMac(miniView(mini).layout) : n;
+    if (!mini) return n;
+    const view = miniView(mini);
+    return n + maxSandboxesPerMac(view.layout, view.vmSlots);
   }, 0);
 }
 
