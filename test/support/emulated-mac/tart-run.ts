@@ -80,7 +80,19 @@ interface MacFacts {
  * Where a VM's keeper listens for its `tart run`: a dir of root's per Mac, removed with the Mac's
  * runtime dirs when it loses power (macs.ts); a short path (sun_path).
  */
-export const keeperSockets = (netns: string): string => `/run/sandbay-emulated-macs/rt/${netns}-keepers`;
+export const keeperSockets = (netns: string): string => `${RUNTIME_ROOT}/${netns}-keepers`;
+
+/**
+ * The parent of every emulated VM's runtime dir and of the keepers' dirs: VM users must pass through
+ * it to their own runtime dir, so it is 0755 whichever of the two is made first on a fresh machine.
+ * (A keeper's recursive mkdir at 0700 made it first once, and every guest's dbus then failed with
+ * "XDG_RUNTIME_DIR … not available: Permission denied".)
+ */
+const RUNTIME_ROOT = '/run/sandbay-emulated-macs/rt';
+function ensureRuntimeRoot(): void {
+  mkdirSync(RUNTIME_ROOT, { recursive: true, mode: 0o755 });
+  chmodSync(RUNTIME_ROOT, 0o755);
+}
 function keeperSocket(name: string): string {
   const file = `${createHash('sha256').update(vmDir(name)).digest('hex').slice(0, 24)}.sock`;
   return join(keeperSockets(macFacts().netns), file);
@@ -242,7 +254,7 @@ export async function keepVm(args: string[]): Promise<void> {
   const disk = guestDisk(name);
   const home = guestHome(name);
   const logs = join(emu, 'logs');
-  const runtimeDir = `/run/sandbay-emulated-macs/rt/${mac.netns}-vm${slot}`;
+  const runtimeDir = `${RUNTIME_ROOT}/${mac.netns}-vm${slot}`;
   let vmNetns: string | undefined;
   let slotUid: number | undefined;
   let mounted = false;
@@ -365,7 +377,7 @@ export async function keepVm(args: string[]): Promise<void> {
   try {
     mkdirSync(logs, { recursive: true });
     rmSync(runtimeDir, { recursive: true, force: true });
-    mkdirSync(dirname(runtimeDir), { recursive: true, mode: 0o755 });
+    ensureRuntimeRoot();
     mkdirSync(runtimeDir, { mode: 0o700 });
     // The guest user is `admin` inside the VM (sshd's view); on this machine a user per Mac slot,
     // so the desktop's processes have a passwd entry (dbus insists) and VMs cannot touch each other.
@@ -653,6 +665,7 @@ class RunChannel {
 
   static async listen(name: string): Promise<RunChannel> {
     const path = keeperSocket(name);
+    ensureRuntimeRoot();
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     rmSync(path, { force: true });
     const server = createServer();
