@@ -83,7 +83,7 @@ function addPayload(template: string, mb: number): void {
 async function measure(payloadMb: number): Promise<Result> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sandbay-bench-clone-'));
   const imagesDir = join(dataDir, 'images');
-  const template = ensureTemplate(imagesDir, IMAGE);
+  const template = await ensureTemplate(imagesDir, IMAGE);
   addPayload(template, payloadMb);
   const driver = createLinuxDriver({ dataDir, discardOnClose: true });
   const host = driver.host({ name: 'bench-clone', address: '127.0.0.1', model: 'm4' });

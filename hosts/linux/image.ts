@@ -6,7 +6,7 @@
 // files (chmod, ssh). Only what differs from XFCE's system defaults is written (xfconf merges the
 // user's channel files over /etc/xdg).
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cp, lchown, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
@@ -197,7 +197,7 @@ export function templateStamp(files = templateFiles()): string {
 }
 
 /** Builds `<imagesDir>/<image>/template-<stamp>` once (root-owned); returns its path. */
-export function ensureTemplate(imagesDir: string, image: string): string {
+export async function ensureTemplate(imagesDir: string, image: string): Promise<string> {
   const files = templateFiles();
   const dir = join(imagesDir, image, `template-${templateStamp(files)}`);
   if (existsSync(dir)) return dir;
@@ -209,7 +209,7 @@ export function ensureTemplate(imagesDir: string, image: string): string {
     chmodSync(p, f.mode);
   }
   chmodSync(tmp, 0o755);
-  publish(tmp, dir);
+  await publish(tmp, dir);
   return dir;
 }
 
@@ -226,29 +226,23 @@ export async function ensureUserLower(
   uid: number,
   gid: number,
 ): Promise<string> {
-  const template = ensureTemplate(imagesDir, image);
+  const template = await ensureTemplate(imagesDir, image);
   const dir = join(imagesDir, image, 'lower', `${uid}-${template.slice(template.lastIndexOf('-') + 1)}`);
   if (existsSync(dir)) return dir;
   const tmp = `${dir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   await mkdir(dirname(tmp), { recursive: true, mode: 0o700 });
   await cp(template, tmp, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
   await chownTree(tmp, uid, gid);
-  try {
-    await rename(tmp, dir);
-  } catch (e) {
-    // A concurrent builder got there first: keep theirs.
-    await rm(tmp, { recursive: true, force: true });
-    if (!existsSync(dir)) throw e;
-  }
+  await publish(tmp, dir);
   return dir;
 }
 
 /** Moves a fully built dir into place; if a concurrent builder got there first, keeps theirs. */
-function publish(tmp: string, dir: string): void {
+async function publish(tmp: string, dir: string): Promise<void> {
   try {
-    renameSync(tmp, dir);
+    await rename(tmp, dir);
   } catch (e) {
-    rmSync(tmp, { recursive: true, force: true });
+    await rm(tmp, { recursive: true, force: true });
     if (!existsSync(dir)) throw e;
   }
 }

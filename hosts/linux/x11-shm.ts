@@ -29,7 +29,8 @@ const readAsync = promisify(read);
 export class ShmProvider {
   readonly flavor = 'fd';
   readonly zeroCopy = false;
-  readonly #live = new Set<ShmSegment>();
+  /** Each live segment by its memory: a capture names the memory, `readBack` finds the segment. */
+  readonly #live = new Map<Buffer, ShmSegment>();
 
   create(size: number): ShmSegment {
     if (!(size > 0)) throw new Error('segment size must be positive');
@@ -43,7 +44,7 @@ export class ShmProvider {
     }
     // In a memory with room for the frames a capture becomes (bgrx-simd.ts converts in place).
     const seg: ShmSegment = { size, fd, buffer: screenMemory(size) };
-    this.#live.add(seg);
+    this.#live.set(seg.buffer, seg);
     return seg;
   }
 
@@ -59,7 +60,7 @@ export class ShmProvider {
    * wrote there) into that memory, off the caller's thread. Rejects once the segment is destroyed.
    */
   async readBack(buffer: Buffer, length: number): Promise<void> {
-    const seg = [...this.#live].find((s) => s.buffer === buffer);
+    const seg = this.#live.get(buffer);
     if (!seg || seg.fd === null) throw new Error('the MIT-SHM segment is gone');
     const fd = seg.fd;
     seg.reading = (seg.reading ?? 0) + 1;
@@ -78,7 +79,7 @@ export class ShmProvider {
   }
 
   destroy(seg: ShmSegment): void {
-    this.#live.delete(seg);
+    this.#live.delete(seg.buffer);
     if (seg.fd === null) return;
     const fd = seg.fd;
     seg.fd = null;
@@ -95,6 +96,6 @@ export class ShmProvider {
 
   /** Releases every segment still held (the connection is gone). */
   destroyAll(): void {
-    for (const seg of [...this.#live]) this.destroy(seg);
+    for (const seg of [...this.#live.values()]) this.destroy(seg);
   }
 }

@@ -114,7 +114,7 @@ async function reconcileUp(ctx: OperatorContext, mini: Mini): Promise<ReconcileR
     const vm = ctx.informers.vms.get(vmName);
     if (vm) await stopAside(ctx, vm, view);
   }
-  await finishStopsAside(vmsOf(ctx, name), view);
+  await finishStopsAside(live, view);
   // A boot that waits for room does not end the pass: the steps below may be what makes the room (a
   // released VM still running at its sandbox's size is re-cloned there; a crash left one half-cloned).
   // Ending the pass here waited forever for room that only the rest of the pass could free.
