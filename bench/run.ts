@@ -37,6 +37,7 @@ export const BENCHES: Record<string, string[]> = {
   'spawn-cost': [],
   'api-burst-process': [],
   agents: [],
+  density: [],
 };
 
 function runOne(name: string, args: string[]): Promise<number> {
