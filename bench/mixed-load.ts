@@ -9,6 +9,10 @@
 //
 //   node --expose-gc bench/mixed-load.ts                 (10 minutes of load)
 //   node --expose-gc bench/mixed-load.ts --minutes 1     (a shorter run)
+//   node --expose-gc bench/mixed-load.ts --load-nice 19  (the loaded tenant's clients at that nice
+//                                                         level: clients of another machine, which
+//                                                         take no CPU from this one, as near as one
+//                                                         machine comes; the quiet client stays at 0)
 //
 // Runs as root (the linux driver creates VM users). Prints a markdown table on stdout and a memory
 // trace on stderr (every 10 s: V8's heap, external and ArrayBuffer memory, and the kernel's anonymous
@@ -32,6 +36,7 @@ const arg = (name: string, fallback: number): number => {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 };
 const LOAD_S = arg('--minutes', 10) * 60;
+const NICE = process.argv.includes('--load-nice') ? String(arg('--load-nice', 19)) : undefined;
 const IDLE_S = Math.min(60, Math.max(15, LOAD_S / 10));
 /**
  * Seconds into the load at which the memory baseline is taken: by then the young generation, the
@@ -102,9 +107,12 @@ async function main(): Promise<void> {
     const quiet = (await create()).sandbox_id as string;
 
     const client = <T>(job: QuietJob | LoadJob): Promise<T> =>
-      run(process.execPath, [CLIENT, JSON.stringify(job)], { maxBuffer: 64 * 1024 * 1024 }).then(
-        ({ stdout }) => JSON.parse(stdout) as T,
-      );
+      (NICE && job.kind === 'load'
+        ? run('nice', ['-n', NICE, process.execPath, CLIENT, JSON.stringify(job)], {
+            maxBuffer: 64 * 1024 * 1024,
+          })
+        : run(process.execPath, [CLIENT, JSON.stringify(job)], { maxBuffer: 64 * 1024 * 1024 })
+      ).then(({ stdout }) => JSON.parse(stdout) as T);
     const quietJob = (seconds: number, warmupSeconds: number): QuietJob => ({
       kind: 'quiet',
       base,
@@ -142,8 +150,9 @@ async function main(): Promise<void> {
     // creates' 503 no_warm_vm while the pool refilled are not the load's).
     const cli = path.join(import.meta.dirname, '..', 'node_modules', 'autocannon', 'autocannon.js');
     const cannon = run(
-      process.execPath,
+      NICE ? 'nice' : process.execPath,
       [
+        ...(NICE ? ['-n', NICE, process.execPath] : []),
         cli,
         '-j',
         '-c',
@@ -206,6 +215,7 @@ async function main(): Promise<void> {
       `| load on the noisy sandbox | figure |`,
       `|---|---|`,
       `| duration | ${LOAD_S} s (idle phase ${IDLE_S} s) |`,
+      `| the loaded tenant's clients (autocannon, viewers, loops) | ${NICE === undefined ? "at the quiet client's priority" : `at nice ${NICE}`} |`,
       `| autocannon GET /v1/sandboxes/{id}, 10 connections | ${cannonResult.requests.average.toFixed(0)} req/s, p50 ${cannonResult.latency.p50} ms, p99 ${cannonResult.latency.p99} ms, ${cannonResult.requests.total} requests, ${cannonResult.errors} errors |`,
       `| VNC viewers through /vnc | ${VIEWERS}, ${updates} framebuffer updates; closed by the server: ${closes.length ? closes.join('; ') : 'none'} |`,
       `| 5xx answers (autocannon + every other call) | ${cannon5xx + Object.values(fiveXxSeen).reduce((a, b) => a + b, 0)}${Object.entries(
