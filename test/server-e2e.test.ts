@@ -158,6 +158,14 @@ describe('sandbay server on the linux driver, as the README walks it', () => {
     expect(await exec.json()).toMatchObject({ stdout: 'hi\n', return_code: 3 });
   });
 
+  it("runs ahead of its desktops: the server at nice -5, the sandbox's programs at 0", async () => {
+    const stat = await readFile(`/proc/${server!.pid}/stat`, 'utf8');
+    // Field 19 of stat(5), counted after the command name (which may hold spaces).
+    expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])).toBe(-5);
+    const exec = await call('POST', `/v1/sandboxes/${sandboxId}/exec`, { command: 'ps -o ni= -p $$' });
+    expect(((await exec.json()) as { stdout: string }).stdout.trim()).toBe('0');
+  });
+
   it('mints a viewer link that is not the account key', async () => {
     const res = await call('POST', `/v1/sandboxes/${sandboxId}/viewer-token`);
     const body = (await res.json()) as { vnc_url: string; token: string };

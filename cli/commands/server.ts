@@ -1,4 +1,5 @@
 import { Command, Flags } from '@oclif/core';
+import { getPriority, setPriority } from 'node:os';
 import { listenerFlags, listenerOptions } from './shared/listener-flags.ts';
 import { storeFlags, storeOptions } from './shared/store-flags.ts';
 import { runUntilStopped } from './shared/until-stopped.ts';
@@ -20,10 +21,23 @@ export default class Server extends Command {
     'data-dir': Flags.string({ description: 'where the database, keys and blobs live', default: './data' }),
     ...listenerFlags,
     ...vmNetworkFlags,
+    priority: Flags.integer({
+      description:
+        "the server's nice level: ahead of the desktops it serves, so a call's few milliseconds of server work never wait behind a booting desktop (below 0 needs root; the VMs' programs run at 0)",
+      default: -5,
+      min: -20,
+      max: 19,
+    }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Server);
+    // Before any thread or child exists: each inherits the nice of the thread that makes it.
+    try {
+      setPriority(flags.priority);
+    } catch (err) {
+      process.stderr.write(`sandbay: keeps its nice level ${getPriority()}: ${(err as Error).message}\n`);
+    }
     // Loaded here, not at the top: the other commands start faster without the server's modules.
     const { startServer } = await import('../../api/server.ts');
     const server = await startServer({

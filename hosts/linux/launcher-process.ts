@@ -6,9 +6,14 @@
 // goes; the programs it started stay (the driver adopts a VM's processes after a restart).
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import type { LauncherReply, LauncherRequest } from './launcher.ts';
 
 const children = new Map<number, ChildProcess>();
+
+// The server may run ahead of its desktops at a negative nice level (`sandbay server --priority`),
+// which this process inherits: the programs it forks for VMs start at the default, 0, again.
+setPriority(0);
 
 function reply(m: LauncherReply): void {
   // The server gone meanwhile: nothing to tell, and 'disconnect' ends this process.
