@@ -255,6 +255,8 @@ export async function keepVm(args: string[]): Promise<void> {
   const home = guestHome(name);
   const logs = join(emu, 'logs');
   const runtimeDir = `${RUNTIME_ROOT}/${mac.netns}-vm${slot}`;
+  /** Xvfb's own /tmp (below). */
+  const xTmpDir = `${runtimeDir}-x`;
   let vmNetns: string | undefined;
   let slotUid: number | undefined;
   let mounted = false;
@@ -297,6 +299,7 @@ export async function keepVm(args: string[]): Promise<void> {
     if (softnet) await softnetPort(mac.netns, slot, false).catch(() => {});
     if (vmNetns) await deleteVmNetwork(vmNetns);
     rmSync(runtimeDir, { recursive: true, force: true });
+    rmSync(xTmpDir, { recursive: true, force: true });
     rmSync(dirname(powerSocket(runtimeDir)), { recursive: true, force: true });
     rmSync(join(emu, 'run.json'), { force: true });
     rmSync(stateFile(name), { force: true });
@@ -410,10 +413,20 @@ export async function keepVm(args: string[]): Promise<void> {
     // The desktop lives in the VM's network namespace, as everything the guest runs does: the
     // sockets its programs name after their pid (the ICE listener of the session) cannot meet
     // another VM's, whose pids (a PID namespace each) may be the same numbers.
+    // Xvfb's own /tmp (display.ts, `tmpDir`): every guest's display is :0 in its own network
+    // namespace, and the keymap Xvfb compiles at its start, /tmp/server-0.xkm, is created
+    // exclusively: in the machine's /tmp two guests booting at once raced for it, and the loser's
+    // Xvfb exited ("Failed to activate virtual core keyboard", full run 24).
+    rmSync(xTmpDir, { recursive: true, force: true });
+    for (const dir of [xTmpDir, join(xTmpDir, '.X11-unix')]) {
+      mkdirSync(dir, { mode: 0o1777 });
+      chmodSync(dir, 0o1777);
+    }
     const screen: ScreenSpec = {
       vmUser: { user: 'admin', uid, gid, home },
       cgroup: undefined,
       runtimeDir,
+      tmpDir: xTmpDir,
       xauthority,
       width: config.display.width,
       height: config.display.height,
@@ -421,7 +434,7 @@ export async function keepVm(args: string[]): Promise<void> {
       pdeathsig: true,
       namespaces: { net: `/run/netns/${vmNetns}` },
     };
-    const x = await startXvfb(tracker, screen);
+    const x = await startXvfb(tracker, screen, undefined, cookie);
     watch(x.proc, shutdown);
     // x11vnc serves the framebuffer behind the framework's server (vz-vnc.ts), which takes the input;
     // in the VM's namespace with the desktop, it listens on the VM's address (the Mac reaches it
