@@ -101,4 +101,18 @@ describe('the process launcher', () => {
     process.kill(p.pid, 'SIGKILL');
     await p.exited;
   });
+
+  it('a call sent while the launcher dies, before its exit is seen here, goes to the next launcher', async () => {
+    // Whichever the parent sees first, the send's EPIPE or the launcher's exit, the call is answered
+    // by a new launcher: calls at once after the kill, and after the pid is gone, ten times over.
+    for (let round = 0; round < 10; round++) {
+      const pid = await launcherPid();
+      process.kill(pid!, 'SIGKILL');
+      const atOnce = run('echo', ['at once']);
+      await waitFor(() => !processLives(pid!), 'the launcher gone');
+      const afterwards = await Promise.all([run('echo', ['after']), run('echo', ['and after'])]);
+      expect((await atOnce).stdout).toBe('at once\n');
+      expect(afterwards.map((r) => r.stdout)).toEqual(['after\n', 'and after\n']);
+    }
+  });
 });

@@ -142,10 +142,15 @@ class Launcher {
     if (child) this.#children.set(m.id, child);
     this.#holdOpen();
     this.#child.send(m, (e) => {
-      if (!e || !waiter) return;
-      // The channel refused the message: the launcher never saw it, so it may go to the next one.
-      this.#children.delete(m.id);
-      this.#reply(m.id, 'unsent');
+      if (!e) return;
+      // The channel refused the message (EPIPE: the launcher is dead, its exit not yet seen here): it
+      // never saw this one, and no later one will reach it either. Marked dead now, so the request
+      // goes to a new launcher rather than into this channel again before its 'exit' comes.
+      if (waiter) {
+        this.#children.delete(m.id);
+        this.#reply(m.id, 'unsent');
+      }
+      this.#died();
     });
   }
 
