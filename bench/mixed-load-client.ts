@@ -30,7 +30,10 @@ export interface LoadJob {
   viewers: number;
 }
 
-export type QuietResult = Record<'get' | 'screenshot' | 'exec', number[]>;
+export type QuietResult = Record<'get' | 'screenshot' | 'exec', number[]> & {
+  /** Of each exec in `exec`, the VM's part as the server timed it (its `Server-Timing: vm`). */
+  execVm: number[];
+};
 
 export interface LoadResult {
   updates: number;
@@ -46,7 +49,7 @@ async function quiet(job: QuietJob): Promise<QuietResult> {
     ['screenshot', () => apiCall(job.base, job.key, 'GET', on('/screenshot'))],
     ['exec', () => apiCall(job.base, job.key, 'POST', on('/exec'), { command: 'echo hi' })],
   ];
-  const ms: QuietResult = { get: [], screenshot: [], exec: [] };
+  const ms: QuietResult = { get: [], screenshot: [], exec: [], execVm: [] };
   const counted = Date.now() + job.warmupSeconds * 1000;
   const until = counted + job.seconds * 1000;
   while (Date.now() < until) {
@@ -54,7 +57,10 @@ async function quiet(job: QuietJob): Promise<QuietResult> {
       const t = performance.now();
       const r = await op();
       if (r.status >= 300) throw new Error(`quiet ${name}: ${r.status} ${r.bytes.toString().slice(0, 200)}`);
-      if (Date.now() >= counted) ms[name].push(performance.now() - t);
+      if (Date.now() < counted) continue;
+      ms[name].push(performance.now() - t);
+      if (name === 'exec')
+        ms.execVm.push(Number(/vm;dur=([\d.]+)/.exec(r.headers.get('server-timing') ?? '')?.[1]));
     }
   }
   return ms;

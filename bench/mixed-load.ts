@@ -13,6 +13,8 @@
 //                                                         level: clients of another machine, which
 //                                                         take no CPU from this one, as near as one
 //                                                         machine comes; the quiet client stays at 0)
+//   node --expose-gc bench/mixed-load.ts --server-nice 0  (the server at that nice level; default
+//                                                         `sandbay server`'s own, -5)
 //
 // Runs as root (the linux driver creates VM users). Prints a markdown table on stdout and a memory
 // trace on stderr (every 10 s: V8's heap, external and ArrayBuffer memory, and the kernel's anonymous
@@ -21,11 +23,13 @@
 // the server's alone.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { DEFAULT_SERVER_NICE } from '../api/server-nice.ts';
 import { seedAccount, startLinuxApiStack, waitFor } from '../test/api-harness.ts';
 import { apiCall } from '../test/support/api-call.ts';
 import type { LoadJob, LoadResult, QuietJob, QuietResult } from './mixed-load-client.ts';
@@ -36,7 +40,9 @@ const arg = (name: string, fallback: number): number => {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 };
 const LOAD_S = arg('--minutes', 10) * 60;
-const NICE = process.argv.includes('--load-nice') ? String(arg('--load-nice', 19)) : undefined;
+const NICE = process.argv.includes('--load-nice') ? arg('--load-nice', 19) : undefined;
+/** The server's nice level: `sandbay server`'s own default unless told (its --priority). */
+const SERVER_NICE = arg('--server-nice', DEFAULT_SERVER_NICE);
 const IDLE_S = Math.min(60, Math.max(15, LOAD_S / 10));
 /**
  * Seconds into the load at which the memory baseline is taken: by then the young generation, the
@@ -72,6 +78,8 @@ function memoryLine(label: string): string {
 }
 
 async function main(): Promise<void> {
+  // Before the stack starts any thread or child, as `sandbay server` does.
+  setPriority(SERVER_NICE);
   const stack = await startLinuxApiStack('sandbay-bench-mixed-', {
     bootId: 'bench',
     environment: 'bench',
@@ -106,13 +114,15 @@ async function main(): Promise<void> {
     const noisy = (await create()).sandbox_id as string;
     const quiet = (await create()).sandbox_id as string;
 
+    // Every client runs at its own nice level, not the server's: the quiet one at 0, the loaded
+    // tenant's at --load-nice (0 without it), as processes of other machines would be to this one.
+    const niced = (nice: number, argv: string[]) =>
+      run('nice', ['-n', String(nice - SERVER_NICE), ...argv], { maxBuffer: 64 * 1024 * 1024 });
+    const loadNice = NICE ?? 0;
     const client = <T>(job: QuietJob | LoadJob): Promise<T> =>
-      (NICE && job.kind === 'load'
-        ? run('nice', ['-n', NICE, process.execPath, CLIENT, JSON.stringify(job)], {
-            maxBuffer: 64 * 1024 * 1024,
-          })
-        : run(process.execPath, [CLIENT, JSON.stringify(job)], { maxBuffer: 64 * 1024 * 1024 })
-      ).then(({ stdout }) => JSON.parse(stdout) as T);
+      niced(job.kind === 'load' ? loadNice : 0, [process.execPath, CLIENT, JSON.stringify(job)]).then(
+        ({ stdout }) => JSON.parse(stdout) as T,
+      );
     const quietJob = (seconds: number, warmupSeconds: number): QuietJob => ({
       kind: 'quiet',
       base,
@@ -149,22 +159,18 @@ async function main(): Promise<void> {
     // The load on the noisy sandbox, each kind from its own process; 5xx counted from here (the
     // creates' 503 no_warm_vm while the pool refilled are not the load's).
     const cli = path.join(import.meta.dirname, '..', 'node_modules', 'autocannon', 'autocannon.js');
-    const cannon = run(
-      NICE ? 'nice' : process.execPath,
-      [
-        ...(NICE ? ['-n', NICE, process.execPath] : []),
-        cli,
-        '-j',
-        '-c',
-        '10',
-        '-d',
-        String(LOAD_S),
-        '-H',
-        `authorization=Bearer ${accountKey}`,
-        `${base}/v1/sandboxes/${noisy}`,
-      ],
-      { maxBuffer: 64 * 1024 * 1024 },
-    );
+    const cannon = niced(loadNice, [
+      process.execPath,
+      cli,
+      '-j',
+      '-c',
+      '10',
+      '-d',
+      String(LOAD_S),
+      '-H',
+      `authorization=Bearer ${accountKey}`,
+      `${base}/v1/sandboxes/${noisy}`,
+    ]);
     const loadRun = client<LoadResult>({
       kind: 'load',
       base,
@@ -211,11 +217,19 @@ async function main(): Promise<void> {
         return `| ${name} | ${f1(percentile(a, 50))} ms | ${f1(percentile(a, 99))} ms | ${f1(percentile(b, 50))} ms | ${f1(percentile(b, 99))} ms | ${(percentile(b, 99) / percentile(a, 99)).toFixed(2)}× | ${a.length} / ${b.length} |`;
       }),
     ];
+    /** The exec's VM part (Server-Timing) and the rest, over the slowest 1% of the phase's execs. */
+    const execSplit = (r: QuietResult) => {
+      const order = r.exec.map((_, i) => i).sort((a, b) => r.exec[b]! - r.exec[a]!);
+      const slow = order.slice(0, Math.max(1, Math.ceil(r.exec.length / 100)));
+      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+      const vm = mean(slow.map((i) => r.execVm[i]!));
+      return `VM p50 ${f1(percentile(r.execVm, 50))} ms, p99 ${f1(percentile(r.execVm, 99))} ms; slowest 1%: ${f1(mean(slow.map((i) => r.exec[i]!)))} ms, of which VM ${f1(vm)} ms`;
+    };
     const summary = [
       `| load on the noisy sandbox | figure |`,
       `|---|---|`,
       `| duration | ${LOAD_S} s (idle phase ${IDLE_S} s) |`,
-      `| the loaded tenant's clients (autocannon, viewers, loops) | ${NICE === undefined ? "at the quiet client's priority" : `at nice ${NICE}`} |`,
+      `| the loaded tenant's clients (autocannon, viewers, loops) | ${NICE === undefined ? "at the quiet client's priority" : `at nice ${NICE}`}; the server at nice ${SERVER_NICE} |`,
       `| autocannon GET /v1/sandboxes/{id}, 10 connections | ${cannonResult.requests.average.toFixed(0)} req/s, p50 ${cannonResult.latency.p50} ms, p99 ${cannonResult.latency.p99} ms, ${cannonResult.requests.total} requests, ${cannonResult.errors} errors |`,
       `| VNC viewers through /vnc | ${VIEWERS}, ${updates} framebuffer updates; closed by the server: ${closes.length ? closes.join('; ') : 'none'} |`,
       `| 5xx answers (autocannon + every other call) | ${cannon5xx + Object.values(fiveXxSeen).reduce((a, b) => a + b, 0)}${Object.entries(
@@ -223,6 +237,7 @@ async function main(): Promise<void> {
       )
         .map(([w, n]) => `; ${n}× ${w}`)
         .join('')} |`,
+      `| the quiet exec's VM part (Server-Timing), idle / loaded | ${execSplit(idle)} / ${execSplit(loaded)} |`,
       `| server event-loop delay idle / loaded (p50, p99, max) | ${f1(idleDelay.p50)}, ${f1(idleDelay.p99)}, ${f1(idleDelay.max)} ms / ${f1(loadDelay.p50)}, ${f1(loadDelay.p99)}, ${f1(loadDelay.max)} ms |`,
       `| memory idle → under load after ${WARM_S} s (rss / heap used) | ${mib(memIdle.rss)} → ${mib(memStart.rss)} MiB / ${mib(memIdle.heapUsed)} → ${mib(memStart.heapUsed)} MiB |`,
       `| memory under load, median RSS of the minute after the first ${WARM_S} s → of the last minute | ${rssWindows.first.toFixed(0)} → ${rssWindows.last.toFixed(0)} MiB (${((rssWindows.last / rssWindows.first - 1) * 100).toFixed(1)}%) |`,

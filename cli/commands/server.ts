@@ -1,5 +1,6 @@
 import { Command, Flags } from '@oclif/core';
 import { getPriority, setPriority } from 'node:os';
+import { DEFAULT_SERVER_NICE } from '../../api/server-nice.ts';
 import { listenerFlags, listenerOptions } from './shared/listener-flags.ts';
 import { storeFlags, storeOptions } from './shared/store-flags.ts';
 import { runUntilStopped } from './shared/until-stopped.ts';
@@ -24,7 +25,7 @@ export default class Server extends Command {
     priority: Flags.integer({
       description:
         "the server's nice level: ahead of the desktops it serves, so a call's few milliseconds of server work never wait behind a booting desktop (below 0 needs root; the VMs' programs run at 0)",
-      default: -5,
+      default: DEFAULT_SERVER_NICE,
       min: -20,
       max: 19,
     }),
