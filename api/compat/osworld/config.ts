@@ -14,6 +14,8 @@
 // - `sleep {seconds}`: `sleep`.
 // - `activate_window` / `close_window {window_name, strict, by_class}`: on Linux the server runs
 //   `wmctrl -a` / `-c` (with `-F` strict, `-x` by class) and ignores how it went; here that command.
+// - `tidy_desktop` / `act`: OSWorld's controller raises NotImplementedError; refused here by decision,
+//   not given a meaning of sandbay's own (docs/evaluation.md, "OSWorld steps that refuse the task").
 import path from 'node:path';
 import type { CommandStep, SetupStep } from '../../../crds/index.ts';
 import { homePath, isObject, refuse, type ImportOptions } from '../imported-task.ts';
