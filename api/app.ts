@@ -3,6 +3,7 @@
 // listener. Lifecycle calls write resources and wait for their status; control calls go straight to
 // the sandbox's VM through its host driver. See docs/api.md for every decision the spec leaves open.
 import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -14,7 +15,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Store } from '../store/store.ts';
 import type { BlobStore } from '../operator/blob-store.ts';
 import { systemClock, type Clock } from '../operator/runtime/clock.ts';
-import { authHook, routeAuthOf, type RouteAuth } from './auth.ts';
+import { authHook, cachedPrincipalOfHeader, routeAuthOf, type RouteAuth } from './auth.ts';
 import { AuthFailureLimiter, DEFAULT_AUTH_FAILURE_LIMITS, type AuthFailureLimits } from './auth-failures.ts';
 import { ApiError, errorHandler, notFoundHandler } from './errors.ts';
 import { clientErrorHandler, OwedAnswers } from './client-errors.ts';
@@ -28,6 +29,7 @@ import { evaluationRoutes } from './routes/evaluation.ts';
 import { storageGuardHook, writesToDataDir, type StorageGuardOptions } from './storage-guard.ts';
 import { ApiMetrics } from './metrics.ts';
 import { hotSandboxRead, serverWithFront, type HotRead } from './hot-read.ts';
+import { LoopShare, type LoopShareOptions } from './loop-share.ts';
 import { RequestLogs } from './request-logs.ts';
 import { recordRoutes } from './route-table.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
@@ -130,6 +132,11 @@ export interface CustomerAppOptions {
    * cached (api/hot-read.ts). Default true; false: every request goes through Fastify.
    */
   hotReads?: boolean;
+  /**
+   * A key's share of the event loop while it is contended (api/loop-share.ts); `false`: off.
+   * Default on, with its own window and threshold.
+   */
+  loopShare?: Omit<LoopShareOptions, 'onHold'> | false;
   /** Largest JSON body. Default 1 MiB. */
   bodyLimitBytes?: number;
   /** Largest file or archive upload. Default 2 GiB. */
@@ -178,13 +185,13 @@ declare module 'fastify' {
 export async function buildCustomerApp(opts: CustomerAppOptions): Promise<FastifyInstance> {
   const clock = opts.clock ?? systemClock;
   // Set once the routes' pieces exist (below); asked first for every request (api/hot-read.ts).
-  const front: { hotRead?: HotRead } = {};
+  const front: { hotRead?: HotRead; observe?: (req: IncomingMessage, res: ServerResponse) => void } = {};
   // Answers still owed per connection: a refusal of bytes after a request waits behind its answer.
   const owedAnswers = new OwedAnswers();
   const app = Fastify({
     // Without a logger nothing is logged, and the request log lines are not even built.
     ...(opts.logger ? { loggerInstance: opts.logger, logController: new RequestLogs() } : { logger: false }),
-    ...(opts.hotReads !== false && { serverFactory: serverWithFront(() => front.hotRead) }),
+    serverFactory: serverWithFront(front),
     genReqId: requestIdOf,
     requestIdHeader: false,
     bodyLimit: opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
@@ -290,14 +297,28 @@ export async function buildCustomerApp(opts: CustomerAppOptions): Promise<Fastif
     route.onResponse = [...hooksOf(route.onResponse), metrics.observerOf(route.url)];
   });
 
-  front.hotRead = hotSandboxRead({
-    ctx,
-    limiter,
-    failures: authFailures,
-    metrics,
-    log: opts.logger,
-    closing: () => closing,
-  });
+  if (opts.loopShare !== false) {
+    const share = new LoopShare({ ...opts.loopShare, onHold: () => metrics.loopShareHolds.inc() });
+    app.addHook('onClose', (_app, done) => {
+      share.close();
+      done();
+    });
+    // Per key, as the rate limit counts (the key's name; the client's address without a key).
+    front.observe = (req, res) => {
+      const principal = cachedPrincipalOfHeader(reads, req.headers.authorization, clock.now(), req.socket);
+      const finished = share.started(principal?.keyName ?? `address ${req.socket.remoteAddress ?? ''}`);
+      res.once('finish', () => finished(req.socket));
+    };
+  }
+  if (opts.hotReads !== false)
+    front.hotRead = hotSandboxRead({
+      ctx,
+      limiter,
+      failures: authFailures,
+      metrics,
+      log: opts.logger,
+      closing: () => closing,
+    });
 
   await registerOpenApi(app);
   const routeOpts = { ctx };

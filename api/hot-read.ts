@@ -108,12 +108,16 @@ export function hotSandboxRead(opts: HotReadOptions): HotRead {
  * fastify/lib/server.js sets them; the customer app passes no `http` options), with `front` asked
  * first for every request.
  */
-export function serverWithFront(
-  front: () => HotRead | undefined,
-): (handler: (req: IncomingMessage, res: ServerResponse) => void, options: FastifyServerOptions) => Server {
+export function serverWithFront(front: {
+  /** Asked first; none: every request goes to Fastify. */
+  hotRead?: HotRead;
+  /** Sees every request before it is answered (the loop share, api/loop-share.ts). */
+  observe?: (req: IncomingMessage, res: ServerResponse) => void;
+}): (handler: (req: IncomingMessage, res: ServerResponse) => void, options: FastifyServerOptions) => Server {
   return (handler, options) => {
     const server = createServer((req, res) => {
-      if (front()?.(req, res)) return;
+      front.observe?.(req, res);
+      if (front.hotRead?.(req, res)) return;
       handler(req, res);
     });
     server.keepAliveTimeout = options.keepAliveTimeout!;

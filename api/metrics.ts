@@ -32,6 +32,11 @@ export class ApiMetrics {
     },
   });
   #hotReadsPending = 0;
+  readonly loopShareHolds = new Counter({
+    name: 'sandbay_loop_share_holds_total',
+    help: 'Connections of the key with the most requests not read until the next window, the event loop being contended (api/loop-share.ts).',
+    registers: [this.registry],
+  });
   readonly sandboxCreates = new Counter({
     name: 'sandbay_sandbox_creates_total',
     help: 'POST /v1/sandboxes outcomes: the status code answered.',
