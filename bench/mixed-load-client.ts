@@ -37,6 +37,8 @@ export type QuietResult = Record<'get' | 'screenshot' | 'exec', number[]> & {
 
 export interface LoadResult {
   updates: number;
+  /** Framebuffer updates of each viewer (one that stalls shows as a low count). */
+  perViewer: number[];
   /** Viewer sessions the server closed during the load (code and reason). */
   closes: string[];
   fiveXx: Record<string, number>;
@@ -67,7 +69,7 @@ async function quiet(job: QuietJob): Promise<QuietResult> {
 }
 
 async function load(job: LoadJob): Promise<LoadResult> {
-  const result: LoadResult = { updates: 0, closes: [], fiveXx: {} };
+  const result: LoadResult = { updates: 0, perViewer: [], closes: [], fiveXx: {} };
   let stopping = false;
   const on = (rest: string) => `/v1/sandboxes/${job.sandbox}${rest}`;
   const counted = async (method: string, url: string, body?: unknown) => {
@@ -79,7 +81,8 @@ async function load(job: LoadJob): Promise<LoadResult> {
     return r;
   };
   const sandbox = (await counted('GET', on(''))).json<{ vnc_url: string }>();
-  const viewer = async () => {
+  const viewer = async (index: number) => {
+    result.perViewer[index] = 0;
     const ws = new WebSocket(`${job.base.replace('http', 'ws')}${sandbox.vnc_url}`);
     ws.once('close', (code, reason) => {
       if (!stopping) result.closes.push(`${code} ${reason.toString()}`);
@@ -95,6 +98,7 @@ async function load(job: LoadJob): Promise<LoadResult> {
       rfb.requestUpdate(n++ % 20 !== 0);
       await rfb.readUpdate();
       result.updates++;
+      result.perViewer[index]!++;
     }
     rfb.close();
   };
@@ -104,8 +108,8 @@ async function load(job: LoadJob): Promise<LoadResult> {
   const timer = setTimeout(() => (stopping = true), job.seconds * 1000);
   // A viewer the server closes is reported (and not reopened), never an unhandled failure.
   await Promise.all([
-    ...Array.from({ length: job.viewers }, () =>
-      viewer().catch((err: unknown) => result.closes.push(String(err))),
+    ...Array.from({ length: job.viewers }, (_, i) =>
+      viewer(i).catch((err: unknown) => result.closes.push(String(err))),
     ),
     loop(() => counted('GET', on('/screenshot'))),
     loop(() => counted('POST', on('/exec'), { command: 'echo hi' })),

@@ -193,7 +193,7 @@ async function main(): Promise<void> {
       errors: number;
       statusCodeStats?: Record<string, { count: number }>;
     };
-    const { updates, closes, fiveXx: fiveXxSeen } = await loadRun;
+    const { updates, perViewer, closes, fiveXx: fiveXxSeen } = await loadRun;
     global.gc?.();
     const memEnd = process.memoryUsage();
     clearInterval(memTrace);
@@ -231,7 +231,7 @@ async function main(): Promise<void> {
       `| duration | ${LOAD_S} s (idle phase ${IDLE_S} s) |`,
       `| the loaded tenant's clients (autocannon, viewers, loops) | ${NICE === undefined ? "at the quiet client's priority" : `at nice ${NICE}`}; the server at nice ${SERVER_NICE} |`,
       `| autocannon GET /v1/sandboxes/{id}, 10 connections | ${cannonResult.requests.average.toFixed(0)} req/s, p50 ${cannonResult.latency.p50} ms, p99 ${cannonResult.latency.p99} ms, ${cannonResult.requests.total} requests, ${cannonResult.errors} errors |`,
-      `| VNC viewers through /vnc | ${VIEWERS}, ${updates} framebuffer updates; closed by the server: ${closes.length ? closes.join('; ') : 'none'} |`,
+      `| VNC viewers through /vnc | ${VIEWERS}, ${updates} framebuffer updates (${perViewer.join(' / ')}); closed by the server: ${closes.length ? closes.join('; ') : 'none'} |`,
       `| 5xx answers (autocannon + every other call) | ${cannon5xx + Object.values(fiveXxSeen).reduce((a, b) => a + b, 0)}${Object.entries(
         fiveXxSeen,
       )
