@@ -2,8 +2,8 @@
 // loopback listener, one process as `sandbay server` runs. One sandbox ("noisy") takes autocannon
 // on GET /v1/sandboxes/{id} (its own process, 10 connections), WebSocket viewers pulling framebuffer
 // updates through /vnc, and screenshot and exec loops; a second sandbox ("quiet", used with the
-// reservation's key) makes the same kinds of calls one at a time, first on an idle server, then
-// under the load. Reported: p50/p99 of each call idle and under load (target: the quiet sandbox's
+// reservation's key: two keys, which the server's loop share counts as two callers, api/loop-share.ts)
+// makes the same kinds of calls one at a time, first on an idle server, then under the load. Reported: p50/p99 of each call idle and under load (target: the quiet sandbox's
 // p99 within 2× of idle), 5xx answers (target 0), and the process's memory after warm-up and at the
 // end (target: growth ≤ 10%).
 //
@@ -13,6 +13,7 @@
 //                                                         level: clients of another machine, which
 //                                                         take no CPU from this one, as near as one
 //                                                         machine comes; the quiet client stays at 0)
+//   node --expose-gc bench/mixed-load.ts --no-loop-share  (the server without a key's share of its loop)
 //   node --expose-gc bench/mixed-load.ts --server-nice 0  (the server at that nice level; default
 //                                                         `sandbay server`'s own, -5)
 //
@@ -43,6 +44,8 @@ const LOAD_S = arg('--minutes', 10) * 60;
 const NICE = process.argv.includes('--load-nice') ? arg('--load-nice', 19) : undefined;
 /** The server's nice level: `sandbay server`'s own default unless told (its --priority). */
 const SERVER_NICE = arg('--server-nice', DEFAULT_SERVER_NICE);
+/** The server without its loop share (api/loop-share.ts), for an A/B. */
+const NO_LOOP_SHARE = process.argv.includes('--no-loop-share');
 const IDLE_S = Math.min(60, Math.max(15, LOAD_S / 10));
 /**
  * Seconds into the load at which the memory baseline is taken: by then the young generation, the
@@ -84,6 +87,7 @@ async function main(): Promise<void> {
     bootId: 'bench',
     environment: 'bench',
     rateLimit: { max: 1e9, timeWindowMs: 60_000 },
+    ...(NO_LOOP_SHARE && { loopShare: false }),
   });
   const { store, base } = stack;
   const accountKey = await seedAccount(store, 'bench', 1e9);
