@@ -114,6 +114,7 @@ export class LoopShare {
     const now = ++this.#window;
     const busy = this.#utilization() > this.#busyAbove;
     let calling = 0;
+    let total = 0;
     let heaviest: Tenant | undefined;
     for (const [key, t] of this.#tenants) {
       if (now - t.seen > FORGET_WINDOWS && t.held.length === 0) {
@@ -121,9 +122,9 @@ export class LoopShare {
         continue;
       }
       if (now - t.seen <= ACTIVE_WINDOWS) calling++;
+      total += t.started;
       if (!heaviest || t.started > heaviest.started) heaviest = t;
     }
-    const total = [...this.#tenants.values()].reduce((n, t) => n + t.started, 0);
     for (const t of this.#tenants.values()) {
       if (busy && calling > 1 && t === heaviest && t.started > total / calling) {
         t.limit = Math.max(MIN_LIMIT, Math.floor(Math.min(t.limit ?? Infinity, t.finished) * CUT));

@@ -44,6 +44,7 @@ import { X11Connection } from '../../../hosts/linux/x11-connection.ts';
 import { readProcFile } from '../../../hosts/linux/proc.ts';
 import { ProcessTracker, run, type TrackedProcess } from '../../../hosts/linux/runner.ts';
 import { sshdConfig } from '../../../hosts/linux/sshd.ts';
+import { freshRootDir, mkdirRootDir } from '../../../hosts/linux/vm-mount-ns.ts';
 import { ensureVmUser, killUserProcesses, removeShm } from '../../../hosts/linux/vm-user.ts';
 import { FAULTS, takeFault } from './faults.ts';
 import { GUEST_PATH, guestBin, guestXresources } from './guest-env.ts';
@@ -417,11 +418,9 @@ export async function keepVm(args: string[]): Promise<void> {
     // namespace, and the keymap Xvfb compiles at its start, /tmp/server-0.xkm, is created
     // exclusively: in the machine's /tmp two guests booting at once raced for it, and the loser's
     // Xvfb exited ("Failed to activate virtual core keyboard", full run 24).
-    rmSync(xTmpDir, { recursive: true, force: true });
-    for (const dir of [xTmpDir, join(xTmpDir, '.X11-unix')]) {
-      mkdirSync(dir, { mode: 0o1777 });
-      chmodSync(dir, 0o1777);
-    }
+    // Made as the linux driver makes its VMs' (vm-boot.ts).
+    await freshRootDir(xTmpDir, 0o1777);
+    mkdirRootDir(join(xTmpDir, '.X11-unix'), 0o1777);
     const screen: ScreenSpec = {
       vmUser: { user: 'admin', uid, gid, home },
       cgroup: undefined,
